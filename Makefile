@@ -1,0 +1,42 @@
+# tritoncfg developer commands. `make run` and `make test` work on a fresh machine with only Python.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+EXAMPLE := examples/model_repository
+
+.PHONY: run test lint proto docs bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Runtime install (plus onnx, used only to generate the example's tiny model file).
+$(VENV)/.stamp-run: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[onnx]'
+	touch $@
+
+# Development install: test, lint and schema-generation tools.
+$(VENV)/.stamp-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@ $(VENV)/.stamp-run
+
+run: $(VENV)/.stamp-run
+	$(BIN)/python examples/make_models.py
+	$(BIN)/tritoncfg lint $(EXAMPLE)
+	$(BIN)/tritoncfg fmt --check $(EXAMPLE)
+
+lint: $(VENV)/.stamp-dev
+	$(BIN)/ruff check tritoncfg tests bench tools examples
+	$(BIN)/mypy
+
+test: $(VENV)/.stamp-dev lint
+	$(BIN)/python -m pytest
+
+proto: $(VENV)/.stamp-dev
+	$(BIN)/python tools/gen_proto.py
+
+bench: $(VENV)/.stamp-dev
+	$(BIN)/python bench/parse_bench.py
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,5 @@
+"""`python -m tritoncfg` runs the CLI."""
+
+from tritoncfg.cli.app import main
+
+main()

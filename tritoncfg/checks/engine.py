@@ -1,0 +1,69 @@
+"""Running the rules: every rule over every selected model, findings turned into diagnostics."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tritoncfg.checks.parse import CHECKS_SKIPPED
+from tritoncfg.checks.registry import RULES, CheckContext, Finding, LintOptions, Rule
+from tritoncfg.diagnostics import Diagnostic, TritonVerdict
+from tritoncfg.text.span import FILE_START
+from tritoncfg.workspace import LoadedModel, Workspace
+
+
+def _diagnostic(rule: Rule, finding: Finding, path: str, model: str | None) -> Diagnostic:
+    triton = None if finding.triton_message is None else TritonVerdict(rule.phase, finding.triton_message)
+    return Diagnostic(
+        code=rule.code,
+        rule=rule.name,
+        severity=finding.severity or rule.severity,
+        message=finding.message,
+        path=finding.path or path,
+        span=finding.span,
+        model=model,
+        triton=triton,
+    )
+
+
+def _skipped_note(model: LoadedModel, skipped: list[Rule]) -> Diagnostic:
+    note = RULES[CHECKS_SKIPPED]
+    return Diagnostic(
+        code=note.code,
+        rule=note.name,
+        severity=note.severity,
+        message=f"{len(skipped)} configuration checks were skipped for model '{model.name}' because "
+        "its config does not parse (Triton stops there too); fix the errors above and lint again",
+        path=model.config_path,
+        span=FILE_START,
+        model=model.name,
+    )
+
+
+def run_checks(
+    workspace: Workspace, options: LintOptions, rules: Iterable[Rule] | None = None
+) -> list[Diagnostic]:
+    """All diagnostics for the workspace, sorted by file and position."""
+    active = list(RULES.values()) if rules is None else list(rules)
+    ctx = CheckContext(workspace, options)
+    found: list[Diagnostic] = []
+    for repository in workspace.repositories:
+        for rule in active:
+            if rule.scope == "repository":
+                for finding in rule.check(repository, ctx):  # type: ignore[arg-type]
+                    found.append(_diagnostic(rule, finding, str(repository.root), None))
+    for model in workspace.models:
+        skipped: list[Rule] = []
+        for rule in active:
+            if rule.scope != "model":
+                continue
+            if rule.needs_valid_config and not model.valid:
+                if model.config is not None:
+                    skipped.append(rule)
+                continue
+            for finding in rule.check(model, ctx):  # type: ignore[arg-type]
+                found.append(_diagnostic(rule, finding, model.config_path, model.name))
+        if skipped:
+            found.append(_skipped_note(model, skipped))
+    unique = {(d.code, d.path, d.span, d.message): d for d in found}
+    # the skipped-checks note closes its file's list
+    return sorted(unique.values(), key=lambda d: (d.sort_key[0], d.code == CHECKS_SKIPPED, d.sort_key))

@@ -1,0 +1,267 @@
+"""TC1xx: REPO, NAME and VERSIONS. What Triton's repository poll and version discovery see
+(spec §2: TV015-TV020); facts come from `tritoncfg.repository`, which never reads outside the root."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tritoncfg.checks.registry import CheckContext, Finding, model_rule, repository_rule
+from tritoncfg.diagnostics import Severity
+from tritoncfg.repository import IssueKind, Repository
+from tritoncfg.workspace import LoadedModel
+
+
+def _issues(repository: Repository, *kinds: IssueKind) -> Iterator[Finding]:
+    for issue in repository.issues:
+        if issue.kind in kinds:
+            yield Finding(issue.detail, path=str(issue.path))
+
+
+@repository_rule(
+    "TC101",
+    "hidden-model-directory",
+    severity=Severity.ERROR,
+    summary="A hidden directory (.git, .ipynb_checkpoints) in the repository is polled as a model.",
+    phase="REPO",
+)
+def hidden_model_directory(repository: Repository, ctx: CheckContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    Reports hidden directories directly under the model repository.
+
+    ## Why it matters
+    Triton treats every immediate subdirectory as a model and does not skip hidden ones, so a
+    `.ipynb_checkpoints` left by Jupyter becomes a model that fails to load, and with the
+    default `--exit-on-error=true` the server does not start.
+
+    ## Example
+    `model_repository/.ipynb_checkpoints/`
+
+    ## Fix
+    Delete the directory, or keep notebooks out of the model repository.
+    """
+    return _issues(repository, "hidden_model_dir")
+
+
+@repository_rule(
+    "TC102",
+    "symlink-outside-repository",
+    severity=Severity.WARNING,
+    summary="A symlink points outside the repository root or nowhere; tritoncfg does not follow it.",
+    phase="REPO",
+)
+def symlink_outside_repository(repository: Repository, ctx: CheckContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    Reports symlinks that leave the repository root, dangle, or loop. tritoncfg never reads
+    outside the root it was given, so what lies behind them is not checked.
+
+    ## Why it matters
+    A link that works on your machine often points nowhere inside the serving container.
+
+    ## Example
+    `classifier/1/model.onnx -> /home/me/models/model.onnx`
+
+    ## Fix
+    Copy the file into the repository, or mount it at the same path in the container.
+    """
+    return _issues(repository, "symlink_outside_root", "broken_symlink")
+
+
+@repository_rule(
+    "TC103",
+    "unreadable-directory",
+    severity=Severity.ERROR,
+    summary="A directory of the repository cannot be listed.",
+    phase="REPO",
+)
+def unreadable_directory(repository: Repository, ctx: CheckContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    Reports directories that cannot be listed (permissions).
+
+    ## Why it matters
+    Triton cannot poll or load what it cannot list.
+
+    ## Example
+    A model directory with mode 000.
+
+    ## Fix
+    Make the directory readable by the user Triton runs as.
+    """
+    return _issues(repository, "unreadable_dir")
+
+
+@model_rule(
+    "TC104",
+    "missing-config",
+    severity=Severity.WARNING,
+    summary="A model directory has no config.pbtxt.",
+    phase="PARSE",
+    needs_valid_config=False,
+)
+def missing_config(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    Reports a model directory without a config file.
+
+    ## Why it matters
+    With auto-complete on (Triton's default) the missing file is treated as an empty config, and
+    only backends that can auto-complete (ONNX Runtime, TensorRT, TensorFlow, Python with
+    `auto_complete_config`) make a working model of it; what you get depends on the model file.
+    With `--disable-auto-complete-config` Triton fails: `failed to open text file for read
+    <path>: No such file or directory` (error in `--triton-mode strict`).
+
+    ## Example
+    `classifier/1/model.onnx` and no `classifier/config.pbtxt`.
+
+    ## Fix
+    Write the config, e.g. with `tritoncfg complete classifier --write`.
+    """
+    if model.dir.config_exists or model.dir.is_hidden:
+        return
+    strict = ctx.options.triton_mode == "strict"
+    yield Finding(
+        f"model '{model.name}' has no {model.dir.config_path.name}: "
+        + (
+            "strict mode (--disable-auto-complete-config) fails to load it"
+            if strict
+            else "Triton treats it as an empty config and relies on the backend to auto-complete it"
+        ),
+        path=model.config_path,
+        triton_message=f"failed to open text file for read {model.config_path}: No such file or directory"
+        if strict
+        else None,
+        severity=Severity.ERROR if strict else None,
+    )
+
+
+@model_rule(
+    "TC105",
+    "no-version-directory",
+    severity=Severity.ERROR,
+    summary="A model has no numeric version directory, so Triton loads no version of it.",
+    phase="VERSIONS",
+    needs_valid_config=False,
+)
+def no_version_directory(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    Reports a model directory with no version subdirectory (`1/`, `2/`, ...). Ensembles need one
+    too, even an empty one.
+
+    ## Why it matters
+    Triton fails the model: `at least one version must be available under the version policy of
+    model '<model>'`.
+
+    ## Example
+    `classifier/config.pbtxt` and `classifier/model.onnx`, with no `classifier/1/`.
+
+    ## Fix
+    Move the model file into `classifier/1/`.
+    """
+    if model.dir.versions or model.dir.is_hidden or not model.dir.accessible:
+        return
+    name = model.config.message.name if model.config is not None and model.config.message.name else model.name
+    yield Finding(
+        f"model '{model.name}' has no numeric version directory (e.g. '1/'); Triton loads no version",
+        path=str(model.dir.path),
+        triton_message=f"at least one version must be available under the version policy of model '{name}'",
+    )
+
+
+@model_rule(
+    "TC106",
+    "ignored-version-directory",
+    severity=Severity.WARNING,
+    summary="A subdirectory that looks like a version but that Triton ignores (leading zero, not a number).",
+    phase="VERSIONS",
+    needs_valid_config=False,
+)
+def ignored_version_directory(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    Reports model subdirectories that Triton skips when it lists versions: names with a leading
+    zero (`01`), names that are not integers (`v1`, `latest`), numbers beyond int64.
+
+    ## Why it matters
+    The model file in `v1/` is never loaded; Triton only logs a warning such as `ignore version
+    directory 'v1' which fails to convert to integral number`.
+
+    ## Example
+    `classifier/v1/model.onnx`
+
+    ## Fix
+    Rename the directory to a plain integer: `classifier/1/`.
+    """
+    for ignored in model.dir.ignored_version_dirs:
+        if ignored.name.startswith("."):
+            continue  # hidden folders in a model dir are harmless to Triton's version listing
+        yield Finding(
+            f"directory '{ignored.name}' of model '{model.name}' is not loaded as a version: {ignored.reason}",
+            path=str(model.dir.path / ignored.name),
+            triton_message=ignored.reason,
+        )
+
+
+@model_rule(
+    "TC107",
+    "directory-name-mismatch",
+    severity=Severity.ERROR,
+    summary="The config's name differs from the model directory's name.",
+    phase="NAME",
+)
+def directory_name_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    Reports a `name` that is set and is not the model directory's name (an empty name is filled
+    from the directory).
+
+    ## Why it matters
+    Triton refuses the model: `unexpected directory name 'a' for model 'b', directory name must
+    equal model name`.
+
+    ## Example
+    `resnet50/config.pbtxt` with `name: "resnet"`
+
+    ## Fix
+    Make them equal, or remove `name` and let Triton fill it in.
+    """
+    assert model.config is not None
+    name = model.config.message.name
+    if name and name != model.name:
+        yield Finding(
+            f"name \"{name}\" does not match the directory '{model.name}'; Triton requires them to be equal",
+            model.config.span_of(("name",), value=True),
+            triton_message=f"unexpected directory name '{model.name}' for model '{name}', "
+            "directory name must equal model name",
+        )
+
+
+@model_rule(
+    "TC108",
+    "unconventional-config-file",
+    severity=Severity.INFO,
+    summary="A config file name Triton never reads (it reads config.pbtxt or configs/<name>.pbtxt).",
+    phase="PARSE",
+    needs_valid_config=False,
+)
+def unconventional_config_file(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    Notes that a linted file is not where Triton looks for a config; it is checked as the
+    config of its directory anyway.
+
+    ## Why it matters
+    Triton reads `<model>/config.pbtxt`, or `<model>/configs/<name>.pbtxt` with
+    `--model-config-name`; edits to another file have no effect on the server.
+
+    ## Example
+    `bls/sync_config.pbtxt`
+
+    ## Fix
+    Rename it, or move it to `configs/` and select it with `--model-config-name`.
+    """
+    for issue in model.repository.issues:
+        if issue.kind == "unconventional_config_file" and issue.path == model.dir.config_path:
+            yield Finding(issue.detail, path=str(issue.path))

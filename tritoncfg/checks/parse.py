@@ -1,0 +1,273 @@
+"""TC0xx: PARSE. Triton reads config.pbtxt with C++ `TextFormat::ParseFromString`; any failure
+rejects the model with `failed to read text proto from <path>` (spec §1, TV001-TV013)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tritoncfg.checks.registry import CheckContext, Finding, model_rule
+from tritoncfg.diagnostics import Severity
+from tritoncfg.text.bind import ErrorKind
+from tritoncfg.workspace import LoadedModel
+
+PHASE = "PARSE"
+CHECKS_SKIPPED = "TC009"
+
+
+def _triton_message(model: LoadedModel) -> str:
+    return f"failed to read text proto from {model.config_path}"
+
+
+def _errors(model: LoadedModel, kind: ErrorKind) -> Iterator[Finding]:
+    if model.config is None:
+        return
+    for error in model.config.errors:
+        if error.kind != kind:
+            continue
+        message = error.message
+        if error.suggestion is not None:
+            message += f' Did you mean "{error.suggestion}"?'
+        yield Finding(message, error.span, triton_message=_triton_message(model))
+
+
+@model_rule(
+    "TC001",
+    "text-format-syntax-error",
+    severity=Severity.ERROR,
+    summary="The file is not valid protobuf text format.",
+    phase=PHASE,
+    needs_valid_config=False,
+)
+def text_format_syntax_error(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    Reports text that protobuf's text-format parser cannot read: an unbalanced brace, a missing
+    `:` before a scalar, a value that is not a value (`${var}` template leftovers), a malformed
+    number (`08`, `1.2.3`) or string.
+
+    ## Why it matters
+    Triton rejects the whole model with `failed to read text proto from <path>`; the real reason
+    goes only to the server's stderr, as a `[libprotobuf ERROR ...]` line.
+
+    ## Example
+    ```
+    max_batch_size 8
+    ```
+
+    ## Fix
+    ```
+    max_batch_size: 8
+    ```
+    """
+    return _errors(model, "syntax")
+
+
+@model_rule(
+    "TC002",
+    "unknown-field",
+    severity=Severity.ERROR,
+    summary="A field name that the model configuration schema does not have.",
+    phase=PHASE,
+    needs_valid_config=False,
+)
+def unknown_field(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    Reports a field name that does not exist in the message it is written in, names that message
+    type and suggests the closest field of it. Names are exact and case-sensitive.
+
+    ## Why it matters
+    Triton refuses to load the model (`Message type "inference.ModelConfig" has no field named
+    "max_batch_sise".` on stderr, `failed to read text proto` in the log).
+
+    ## Example
+    ```
+    max_batch_sise: 8
+    ```
+
+    ## Fix
+    ```
+    max_batch_size: 8
+    ```
+    """
+    return _errors(model, "unknown-field")
+
+
+@model_rule(
+    "TC003",
+    "duplicate-field",
+    severity=Severity.ERROR,
+    summary="A non-repeated field is given twice.",
+    phase=PHASE,
+    needs_valid_config=False,
+)
+def duplicate_field(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    Reports a singular field written twice in one message. As in C++ protobuf, a scalar whose
+    first occurrence holds the default value (`max_batch_size: 0`) may be given again; a
+    message field (`dynamic_batching { }`) never may.
+
+    ## Why it matters
+    Triton refuses to load the model: `Non-repeated field "max_batch_size" is specified multiple
+    times.`
+
+    ## Example
+    ```
+    max_batch_size: 8
+    max_batch_size: 16
+    ```
+
+    ## Fix
+    Keep one of them.
+    """
+    return _errors(model, "duplicate-field")
+
+
+@model_rule(
+    "TC004",
+    "oneof-conflict",
+    severity=Severity.ERROR,
+    summary="Two members of one oneof are set (e.g. dynamic_batching and sequence_batching).",
+    phase=PHASE,
+    needs_valid_config=False,
+)
+def oneof_conflict(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    Reports a second member of a oneof: the scheduler (`dynamic_batching`, `sequence_batching`,
+    `ensemble_scheduling`), the version policy (`latest`, `all`, `specific`), the sequence
+    strategy (`direct`, `oldest`), warmup input data (`zero_data`, `random_data`,
+    `input_data_file`), initial state data. Even a member set to its default counts.
+
+    ## Why it matters
+    Triton refuses to load the model: `Field "sequence_batching" is specified along with field
+    "dynamic_batching", another member of oneof "scheduling_choice".`
+
+    ## Example
+    ```
+    dynamic_batching { }
+    sequence_batching { }
+    ```
+
+    ## Fix
+    Choose one scheduler.
+    """
+    return _errors(model, "oneof-conflict")
+
+
+@model_rule(
+    "TC005",
+    "unknown-enum-value",
+    severity=Severity.ERROR,
+    summary="An enum name that does not exist (e.g. TYPE_FLOAT32, KIND_GPUS).",
+    phase=PHASE,
+    needs_valid_config=False,
+)
+def unknown_enum_value(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    Reports an enum identifier the schema does not define and suggests the closest one, knowing
+    the spellings people bring from numpy, PyTorch and ONNX (`FLOAT32` → `TYPE_FP32`).
+
+    ## Why it matters
+    Triton refuses to load the model: `Unknown enumeration value of "TYPE_FLOAT32" for field
+    "data_type".`
+
+    ## Example
+    ```
+    data_type: TYPE_FLOAT32
+    ```
+
+    ## Fix
+    ```
+    data_type: TYPE_FP32
+    ```
+    """
+    return _errors(model, "unknown-enum-value")
+
+
+@model_rule(
+    "TC006",
+    "invalid-value",
+    severity=Severity.ERROR,
+    summary="A value of the wrong kind or out of range for its field.",
+    phase=PHASE,
+    needs_valid_config=False,
+)
+def invalid_value(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    Reports a value the field's type cannot hold: an unquoted string (`backend: python`), a float
+    for an integer (`max_batch_size: 1.0`), a number out of range, a negative value for an
+    unsigned field, a boolean other than `true`/`false`/`True`/`False`/`t`/`f`/`0`/`1`.
+
+    ## Why it matters
+    Triton refuses to load the model (`Expected string, got: python.` on stderr).
+
+    ## Example
+    ```
+    backend: python
+    ```
+
+    ## Fix
+    ```
+    backend: "python"
+    ```
+    """
+    return _errors(model, "invalid-value")
+
+
+@model_rule(
+    "TC007",
+    "unreadable-config",
+    severity=Severity.ERROR,
+    summary="The config file cannot be read (permissions, invalid UTF-8, outside the repository).",
+    phase=PHASE,
+    needs_valid_config=False,
+)
+def unreadable_config(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    Reports a config file that exists but cannot be read as UTF-8 text inside the repository.
+
+    ## Why it matters
+    Triton cannot load a model whose config it cannot read.
+
+    ## Example
+    A `config.pbtxt` saved in Latin-1 with an accented character, or with mode 000.
+
+    ## Fix
+    Save the file as UTF-8 and make it readable.
+    """
+    error = model.read_error
+    if error is not None:
+        yield Finding(f"cannot read the config: {error.reason}", triton_message=None)
+
+
+@model_rule(
+    CHECKS_SKIPPED,
+    "checks-skipped",
+    severity=Severity.INFO,
+    summary="Configuration checks were skipped because the config does not parse.",
+    phase=PHASE,
+    needs_valid_config=False,
+)
+def checks_skipped(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    Says, once per model, that the checks of the model's meaning (batching, inputs, instance
+    groups, ...) did not run because its config has parse errors (TC001-TC007). The engine
+    emits it; this rule itself finds nothing.
+
+    ## Why it matters
+    Triton stops at the parse error too, so what those checks would say is not Triton's verdict
+    yet; a clean lint after fixing the parse errors may still report them.
+
+    ## Example
+    A config with `max_batch_sise: 8` and, further down, `preferred_batch_size: [ 16 ]`.
+
+    ## Fix
+    Fix the parse errors and lint again.
+    """
+    return iter(())

@@ -1,0 +1,105 @@
+"""The rule registry: a rule is metadata plus a pure check function that yields findings.
+
+A rule's docstring is its documentation (What it does / Why it matters / Example / Fix); the CLI,
+`tritoncfg rules`, `explain` and docs/rules.md all read it from here.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from tritoncfg.diagnostics import Severity
+from tritoncfg.repository import Repository
+from tritoncfg.text.span import FILE_START, Span
+from tritoncfg.workspace import LoadedModel, Workspace
+
+TritonMode = Literal["default", "strict"]
+
+
+@dataclass(frozen=True, slots=True)
+class LintOptions:
+    triton_mode: TritonMode = "default"  # "strict" = --disable-auto-complete-config
+    gpus: tuple[int, ...] | None = None  # visible GPUs on the target host; None = unknown
+    backend_dir: Path | None = None
+    config_name: str | None = None  # --model-config-name
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """What a check reports; the engine adds code, rule name, severity and model."""
+
+    message: str
+    span: Span = FILE_START
+    path: str | None = None  # defaults to the model's config file
+    triton_message: str | None = None
+    severity: Severity | None = None  # overrides the rule's (e.g. info when host facts are unknown)
+
+
+@dataclass(frozen=True, slots=True)
+class CheckContext:
+    workspace: Workspace
+    options: LintOptions
+
+
+ModelCheck = Callable[[LoadedModel, CheckContext], Iterable[Finding]]
+RepositoryCheck = Callable[[Repository, CheckContext], Iterable[Finding]]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    code: str
+    name: str
+    severity: Severity
+    summary: str
+    phase: str  # the Triton pipeline phase that applies the same check (spec §0), or "BEST_PRACTICE"
+    doc: str
+    scope: Literal["model", "repository"]
+    needs_valid_config: bool  # skipped (and said so) when the config did not parse
+    check: ModelCheck | RepositoryCheck
+    fixable: bool = False
+
+
+RULES: dict[str, Rule] = {}
+
+
+def _register(rule: Rule) -> None:
+    if rule.code in RULES:
+        raise ValueError(f"duplicate rule code {rule.code}")
+    if any(r.name == rule.name for r in RULES.values()):
+        raise ValueError(f"duplicate rule name {rule.name}")
+    RULES[rule.code] = rule
+
+
+def model_rule(
+    code: str,
+    name: str,
+    *,
+    severity: Severity,
+    summary: str,
+    phase: str,
+    needs_valid_config: bool = True,
+    fixable: bool = False,
+) -> Callable[[ModelCheck], ModelCheck]:
+    def decorate(check: ModelCheck) -> ModelCheck:
+        doc = inspect.cleandoc(check.__doc__ or "")
+        _register(
+            Rule(code, name, severity, summary, phase, doc, "model", needs_valid_config, check, fixable)
+        )
+        return check
+
+    return decorate
+
+
+def repository_rule(
+    code: str, name: str, *, severity: Severity, summary: str, phase: str
+) -> Callable[[RepositoryCheck], RepositoryCheck]:
+    def decorate(check: RepositoryCheck) -> RepositoryCheck:
+        doc = inspect.cleandoc(check.__doc__ or "")
+        _register(Rule(code, name, severity, summary, phase, doc, "repository", False, check))
+        return check
+
+    return decorate

@@ -1,0 +1,1 @@
+"""The command-line interface (Typer + Rich): option parsing and rendering, no logic."""

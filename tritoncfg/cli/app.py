@@ -1,0 +1,43 @@
+"""The `tritoncfg` command: a Typer app; each command lives in its own module."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from tritoncfg import __version__
+from tritoncfg.cli import fmt, lint
+
+app = typer.Typer(
+    name="tritoncfg",
+    help="Read, check, format and prove Triton Inference Server model repositories.",
+    no_args_is_help=True,
+    add_completion=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"tritoncfg {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """Read, check, format and prove Triton Inference Server model repositories."""
+
+
+app.command("lint")(lint.lint_command)
+app.command("fmt")(fmt.fmt_command)
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,93 @@
+"""`tritoncfg fmt PATH...`: canonical, comment-preserving formatting; `--check`/`--diff` for CI."""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tritoncfg.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, existing_paths, fail
+
+CONFIG_GLOBS = ("config.pbtxt", "configs/*.pbtxt")
+
+
+def config_files(paths: list[Path]) -> list[Path]:
+    """The files to format: files as given; directories searched for config.pbtxt and configs/*.pbtxt."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            for pattern in CONFIG_GLOBS:
+                found.extend(p for p in path.rglob(pattern) if p.is_file())
+        else:
+            found.append(path)
+    return sorted(dict.fromkeys(found))
+
+
+def _diff(path: str, before: str, after: str) -> str:
+    return "".join(
+        difflib.unified_diff(
+            before.splitlines(keepends=True), after.splitlines(keepends=True), f"{path}", f"{path}"
+        )
+    )
+
+
+def fmt_command(
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Config files, or directories to search for them.", show_default=False),
+    ] = None,
+    check: Annotated[bool, typer.Option("--check", help="Change nothing; exit 1 if a file would change.")] = False,
+    diff: Annotated[bool, typer.Option("--diff", help="Change nothing; print a unified diff.")] = False,
+    stdin: Annotated[bool, typer.Option("--stdin", help="Format standard input to standard output.")] = False,
+) -> None:
+    """Format configs in one canonical style, keeping every comment. Writes are atomic."""
+    from tritoncfg.atomic import write_atomic
+    from tritoncfg.text.parser import SyntaxProblem
+    from tritoncfg.text.printer import format_source
+
+    if stdin:
+        source = sys.stdin.read()
+        try:
+            formatted = format_source(source)
+        except SyntaxProblem as exc:
+            fail(f"<stdin>:{exc.span.line}:{exc.span.column}: {exc.message}")
+        if diff:
+            sys.stdout.write(_diff("<stdin>", source, formatted))
+        elif not check:
+            sys.stdout.write(formatted)
+        raise typer.Exit(EXIT_FINDINGS if (check or diff) and formatted != source else EXIT_OK)
+    if not paths:
+        fail("give at least one PATH, or --stdin")
+    changed: list[Path] = []
+    broken = 0
+    for path in config_files(existing_paths(paths)):
+        try:
+            source = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            sys.stderr.write(f"{path}: cannot read: {exc}\n")
+            broken += 1
+            continue
+        try:
+            formatted = format_source(source)
+        except SyntaxProblem as exc:
+            sys.stderr.write(f"{path}:{exc.span.line}:{exc.span.column}: cannot format: {exc.message}\n")
+            broken += 1
+            continue
+        if formatted == source:
+            continue
+        changed.append(path)
+        if diff:
+            sys.stdout.write(_diff(str(path), source, formatted))
+        elif check:
+            sys.stdout.write(f"would reformat {path}\n")
+        else:
+            write_atomic(path, formatted)
+            sys.stdout.write(f"reformatted {path}\n")
+    verb = "would be reformatted" if check or diff else "reformatted"
+    sys.stderr.write(f"{len(changed)} file{'s' if len(changed) != 1 else ''} {verb}\n")
+    if broken:
+        raise typer.Exit(EXIT_USAGE)
+    raise typer.Exit(EXIT_FINDINGS if changed and (check or diff) else EXIT_OK)

@@ -1,0 +1,60 @@
+"""Diagnostics: what every check produces and every renderer consumes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from tritoncfg.text.span import Span
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"error": 0, "warning": 1, "info": 2}[self.value]
+
+
+@dataclass(frozen=True, slots=True)
+class TritonVerdict:
+    """What Triton itself does with the same problem: its pipeline phase and logged text."""
+
+    phase: str
+    message: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    code: str  # "TC" + 3 digits
+    rule: str  # kebab-case rule name
+    severity: Severity
+    message: str  # what is wrong and what to do, in tritoncfg's words
+    path: str  # the file (or directory) the span is in
+    span: Span
+    model: str | None = None
+    triton: TritonVerdict | None = None
+
+    @property
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.path, self.span.line, self.span.column, self.code)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "rule": self.rule,
+            "severity": self.severity.value,
+            "message": self.message,
+            "path": self.path,
+            "line": self.span.line,
+            "column": self.span.column,
+            "end_line": self.span.end_line,
+            "end_column": self.span.end_column,
+            "model": self.model,
+            "triton": None
+            if self.triton is None
+            else {"phase": self.triton.phase, "message": self.triton.message},
+        }

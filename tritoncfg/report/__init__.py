@@ -1,0 +1,1 @@
+"""Renderers of diagnostics: text (Rich) and JSON."""

@@ -1,0 +1,163 @@
+"""Discovery entry points: a path (repository, model dir or config file) → `Repository`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tritoncfg.repository.fs import list_dir
+from tritoncfg.repository.model import (
+    CONFIG_FILENAME,
+    CONFIGS_DIRNAME,
+    LayoutIssue,
+    ModelDir,
+    Repository,
+    RepositoryKind,
+    byte_order,
+)
+from tritoncfg.repository.scan import ConfigChoice, scan_model
+from tritoncfg.repository.versions import scan_versions
+
+_KIND_RANK: dict[RepositoryKind, int] = {"file": 0, "model": 1, "repository": 2}
+
+
+@dataclass(frozen=True, slots=True)
+class _Pick:
+    name: str
+    choice: ConfigChoice
+
+
+@dataclass(frozen=True, slots=True)
+class _Target:
+    """What one input path asks for: a root, and either every model (picks None) or some."""
+
+    root: Path
+    kind: RepositoryKind
+    input: Path
+    picks: tuple[_Pick, ...] | None
+    issues: tuple[LayoutIssue, ...] = ()
+
+
+def _looks_like_model_dir(path: Path) -> bool:
+    """A dir with `config.pbtxt`, a `configs/` dir or a numeric version subdir is a model."""
+    listing = list_dir(path, path.resolve())
+    config = listing.entry(CONFIG_FILENAME)
+    configs = listing.entry(CONFIGS_DIRNAME)
+    if (config is not None and config.is_file) or (configs is not None and configs.is_dir):
+        return True
+    return bool(scan_versions(tuple(e.name for e in listing.entries if e.is_dir)).numbers)
+
+
+def _file_target(path: Path) -> _Target:
+    if path.name == CONFIG_FILENAME:
+        model_dir = path.parent
+    elif path.parent.name == CONFIGS_DIRNAME and path.suffix == ".pbtxt":
+        model_dir = path.parent.parent
+    else:
+        model_dir = path.parent
+        detail = (
+            f"Triton reads only '<model>/{CONFIG_FILENAME}' or '<model>/{CONFIGS_DIRNAME}/"
+            "<name>.pbtxt'; this file is checked as the config of its directory"
+        )
+        issue = LayoutIssue("unconventional_config_file", path, detail, model_dir.name)
+        pick = _Pick(model_dir.name, ConfigChoice(explicit=path))
+        return _Target(model_dir.parent, "file", path, (pick,), (issue,))
+    pick = _Pick(model_dir.name, ConfigChoice(explicit=path))
+    return _Target(model_dir.parent, "file", path, (pick,))
+
+
+def _target(raw: Path | str, config_name: str | None) -> _Target:
+    path = Path(os.path.abspath(raw))
+    if path.is_file():
+        return _file_target(path)
+    if path.is_dir():
+        if path.parent != path and _looks_like_model_dir(path):
+            pick = _Pick(path.name, ConfigChoice(config_name=config_name))
+            return _Target(path.parent, "model", path, (pick,))
+        return _Target(path, "repository", path, None)
+    detail = "repository path is not a valid directory"
+    return _Target(path, "repository", path, None, (LayoutIssue("not_a_directory", path, detail),))
+
+
+def _root_issues(root: Path, root_real: Path) -> tuple[tuple[str, ...], list[LayoutIssue]]:
+    """The model names of a root (TV015: every immediate subdirectory) and its own issues."""
+    listing = list_dir(root, root_real)
+    issues = list(listing.issues)
+    for entry in listing.entries:
+        if entry.is_file:
+            detail = "plain file at the repository root; Triton ignores it"
+            issues.append(LayoutIssue("root_file", entry.path, detail))
+        elif entry.is_dir and entry.name.startswith("."):
+            detail = (
+                f"hidden directory '{entry.name}' is polled as a model by Triton "
+                "(immediate subdirectories are not filtered) and will fail to load"
+            )
+            issues.append(LayoutIssue("hidden_model_dir", entry.path, detail, entry.name))
+    return tuple(e.name for e in listing.entries if e.is_dir), issues
+
+
+def _issue_key(issue: LayoutIssue) -> tuple[bytes, str, str]:
+    return (os.fsencode(str(issue.path)), issue.kind, issue.detail)
+
+
+def _build(root: Path, targets: list[_Target], config_name: str | None) -> Repository:
+    kind = max((t.kind for t in targets), key=_KIND_RANK.__getitem__)
+    issues: list[LayoutIssue] = [i for t in targets for i in t.issues]
+    inputs = tuple(sorted({t.input for t in targets}, key=lambda p: os.fsencode(str(p))))
+    if any(i.kind == "not_a_directory" for i in issues):
+        return Repository(root, kind, (), (), tuple(sorted(set(issues), key=_issue_key)), inputs)
+
+    root_real = root.resolve()
+    names, root_issues = _root_issues(root, root_real)
+    picks = [p for t in targets for p in (t.picks or ())]
+    if any(t.picks is None for t in targets):
+        issues.extend(root_issues)
+        picks = [_Pick(name, ConfigChoice(config_name=config_name)) for name in names] + picks
+    else:  # a model or file was named: only what concerns the picked models is reported
+        picked = {p.name for p in picks}
+        issues.extend(i for i in root_issues if i.model in picked or i.path.name in picked)
+
+    selected: dict[tuple[str, Path], ModelDir] = {}
+    for pick in picks:
+        model, model_issues = scan_model(root / pick.name, root, root_real, pick.choice)
+        selected.setdefault((model.name, model.config_path), model)
+        issues.extend(model_issues)
+    chosen = {name for name, _ in selected}
+    context = tuple(
+        scan_model(root / name, root, root_real, ConfigChoice(config_name=config_name))[0]
+        for name in names
+        if name not in chosen
+    )
+    models = tuple(
+        selected[key] for key in sorted(selected, key=lambda k: (byte_order(k[0]), str(k[1])))
+    )
+    return Repository(
+        root, kind, models, context, tuple(sorted(set(issues), key=_issue_key)), inputs
+    )
+
+
+def discover_many(
+    paths: Iterable[Path | str], *, config_name: str | None = None
+) -> tuple[Repository, ...]:
+    """Discover several paths at once, merged per repository root and deduplicated.
+
+    Pre-commit passes file names (`a/config.pbtxt b/configs/x.pbtxt`); every file of one
+    root ends up in one `Repository`, each root scanned once. Sorted by root."""
+    groups: dict[Path, list[_Target]] = {}
+    for raw in paths:
+        target = _target(raw, config_name)
+        groups.setdefault(target.root.resolve(), []).append(target)
+    ordered = sorted(groups.items(), key=lambda item: os.fsencode(str(item[0])))
+    return tuple(_build(targets[0].root, targets, config_name) for _, targets in ordered)
+
+
+def discover(path: Path | str, *, config_name: str | None = None) -> Repository:
+    """Discover a model repository, a single model directory, or a single config file.
+
+    `config_name` mirrors Triton's `--model-config-name`: `configs/<name>.pbtxt` is used
+    where it exists, `config.pbtxt` elsewhere. Never raises for layout problems: they are
+    `Repository.issues`."""
+    (repository,) = discover_many([path], config_name=config_name)
+    return repository

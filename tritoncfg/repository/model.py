@@ -1,0 +1,224 @@
+"""The facts discovery finds on disk: repository → model directories → versions → entries.
+
+Plain frozen dataclasses. Nothing here parses a config; the text stage wraps a `ModelDir`
+with its syntax tree and message later.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+CONFIG_FILENAME = "config.pbtxt"
+CONFIGS_DIRNAME = "configs"
+WARMUP_DIRNAME = "warmup"
+INITIAL_STATE_DIRNAME = "initial_state"
+
+RepositoryKind = Literal["repository", "model", "file"]
+
+IssueKind = Literal[
+    "not_a_directory",  # TV015: `repository path is not a valid directory`
+    "root_file",  # a plain file at the repository root; Triton ignores it
+    "hidden_model_dir",  # TV015: `.git`, `.ipynb_checkpoints` are polled as models and fail
+    "symlink_outside_root",  # reported, never followed
+    "broken_symlink",  # dangling or looping link
+    "unreadable_dir",  # PermissionError and friends while listing
+    "missing_config",  # no config file: empty config (auto-complete) or an error (strict)
+    "config_name_not_found",  # TV017: --model-config-name falls back to config.pbtxt
+    "unconventional_config_file",  # a file Triton would never read as a model config
+]
+
+IgnoredCause = Literal["leading_zeros", "not_integral", "out_of_range"]
+
+
+def byte_order(name: str) -> bytes:
+    """Sort key ordering names as C++ std::set<std::string> does: by raw bytes."""
+    return os.fsencode(name)
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One top-level item of a directory. A symlink leaving the root is not followed:
+    `outside_root` is set and `is_dir`/`is_file` are False."""
+
+    name: str
+    path: Path
+    is_dir: bool
+    is_file: bool
+    is_symlink: bool
+    size: int | None  # bytes, for regular files only
+    outside_root: bool = False
+
+
+def find_entry(entries: tuple[Entry, ...], name: str) -> Entry | None:
+    return next((e for e in entries if e.name == name), None)
+
+
+@dataclass(frozen=True, slots=True)
+class Version:
+    """A numeric version directory, as `VersionsToLoad` finds it (TV018)."""
+
+    number: int
+    dirname: str  # the directory on disk; `1` is preferred when `1` and `1abc` both give 1
+    path: Path
+    entries: tuple[Entry, ...]
+    aliases: tuple[str, ...] = ()  # other directory names that collapsed into this number
+
+    @property
+    def loads_from(self) -> Path:
+        """Triton builds the version path as `<model>/<number>` (`JoinPath({model_path,
+        std::to_string(version)})`), so `1abc/` is loaded from `1/`, which may not exist."""
+        return self.path.parent / str(self.number)
+
+    @property
+    def dirname_is_canonical(self) -> bool:
+        return self.dirname == str(self.number)
+
+    def entry(self, name: str) -> Entry | None:
+        return find_entry(self.entries, name)
+
+    def has_file(self, name: str) -> bool:
+        entry = self.entry(name)
+        return entry is not None and entry.is_file
+
+    def has_dir(self, name: str) -> bool:
+        entry = self.entry(name)
+        return entry is not None and entry.is_dir
+
+
+@dataclass(frozen=True, slots=True)
+class IgnoredDir:
+    """A subdirectory `VersionsToLoad` skips, with the warning Triton logs."""
+
+    name: str
+    cause: IgnoredCause
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class LayoutIssue:
+    """A fact about the layout that a rule may turn into a diagnostic."""
+
+    kind: IssueKind
+    path: Path
+    detail: str
+    model: str | None = None
+
+
+class RepositoryError(Exception):
+    """A file that discovery was asked to read could not be read."""
+
+    def __init__(self, path: Path, reason: str, *, offset: int | None = None) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+        self.offset = offset  # byte offset of a decoding error
+
+
+@dataclass(frozen=True, slots=True)
+class ModelDir:
+    """One immediate subdirectory of a repository: Triton polls every one as a model."""
+
+    name: str
+    path: Path
+    root: Path  # the repository root; nothing outside it is ever read
+    accessible: bool  # False when the directory could not be listed or leaves the root
+    config_path: Path
+    config_name: str | None  # the `configs/<name>.pbtxt` in use; None means config.pbtxt
+    config_exists: bool
+    alternative_configs: tuple[Path, ...]
+    entries: tuple[Entry, ...]
+    subdirs_sorted: tuple[str, ...]
+    detection_dir: Path | None  # TN02: the byte-wise first subdirectory, numeric or not
+    detection_entries: tuple[Entry, ...]
+    versions: tuple[Version, ...]
+    ignored_version_dirs: tuple[IgnoredDir, ...]
+    warmup_files: tuple[str, ...]
+    initial_state_files: tuple[str, ...]
+
+    @property
+    def is_hidden(self) -> bool:
+        return self.name.startswith(".")
+
+    @property
+    def files_in_model_dir(self) -> tuple[str, ...]:
+        return tuple(e.name for e in self.entries if e.is_file)
+
+    @property
+    def version_numbers(self) -> tuple[int, ...]:
+        return tuple(v.number for v in self.versions)
+
+    def version(self, number: int) -> Version | None:
+        return next((v for v in self.versions if v.number == number), None)
+
+    def entry(self, name: str) -> Entry | None:
+        return find_entry(self.entries, name)
+
+    def resolve(self, relpath: str) -> Path | None:
+        """The path `relpath` names inside the model directory, or None when it escapes it
+        (by `..` or by a symlink). Existence is not checked.
+
+        Leading `/` are dropped as Triton's `JoinPath` does: `"/x"` joins to `<model>/x`."""
+        candidate = Path(os.path.normpath(self.path / relpath.lstrip("/")))
+        if not candidate.is_relative_to(self.path):
+            return None
+        try:
+            real = candidate.resolve()
+            inside = real.is_relative_to(self.path.resolve())
+        except (OSError, RuntimeError):
+            return None
+        return candidate if inside else None
+
+    def read_config_bytes(self) -> bytes:
+        """The selected config file's raw bytes. Raises `RepositoryError`."""
+        path = self.config_path
+        try:
+            real = path.resolve()
+        except (OSError, RuntimeError) as error:
+            raise RepositoryError(path, f"cannot resolve path: {error}") from error
+        if not real.is_relative_to(self.root.resolve()):
+            raise RepositoryError(path, "refusing to read outside the repository root")
+        try:
+            return real.read_bytes()
+        except OSError as error:
+            reason = f"failed to open text file for read: {error.strerror or error}"
+            raise RepositoryError(path, reason) from error
+
+    def read_config(self) -> str:
+        """The selected config file decoded as UTF-8. Raises `RepositoryError`."""
+        data = self.read_config_bytes()
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            line = data.count(b"\n", 0, error.start) + 1
+            column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+            reason = (
+                f"invalid UTF-8 at byte offset {error.start} (line {line}, byte column {column})"
+            )
+            raise RepositoryError(self.config_path, reason, offset=error.start) from error
+
+
+@dataclass(frozen=True, slots=True)
+class Repository:
+    """What `discover` found. `models` are the ones to check; `context_models` are the other
+    models of the same root, there only so cross-model (ensemble) checks can see them."""
+
+    root: Path
+    kind: RepositoryKind
+    models: tuple[ModelDir, ...]
+    context_models: tuple[ModelDir, ...]
+    issues: tuple[LayoutIssue, ...]
+    inputs: tuple[Path, ...]  # the paths discovery was given
+
+    @property
+    def all_models(self) -> tuple[ModelDir, ...]:
+        """Every model of the root once (by name), selected ones first for a duplicated name."""
+        seen: dict[str, ModelDir] = {}
+        for model in (*self.models, *self.context_models):
+            seen.setdefault(model.name, model)
+        return tuple(sorted(seen.values(), key=lambda m: byte_order(m.name)))
+
+    def model(self, name: str) -> ModelDir | None:
+        return next((m for m in (*self.models, *self.context_models) if m.name == name), None)

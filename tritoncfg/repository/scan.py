@@ -1,0 +1,151 @@
+"""Scanning one model directory into a `ModelDir` (TN02, TV017, TV018, warmup, initial_state)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tritoncfg.repository.fs import Listing, list_dir, probe_file, within
+from tritoncfg.repository.model import (
+    CONFIG_FILENAME,
+    CONFIGS_DIRNAME,
+    INITIAL_STATE_DIRNAME,
+    WARMUP_DIRNAME,
+    LayoutIssue,
+    ModelDir,
+    Version,
+)
+from tritoncfg.repository.versions import scan_versions
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigChoice:
+    """Which config a model should use: an explicit file, a `--model-config-name`, or neither."""
+
+    explicit: Path | None = None
+    config_name: str | None = None
+
+
+@dataclass(slots=True)
+class _Lister:
+    """Lists each directory once and collects the issues met on the way."""
+
+    root_real: Path
+    model: str
+    issues: list[LayoutIssue] = field(default_factory=list)
+    cache: dict[Path, Listing] = field(default_factory=dict)
+
+    def __call__(self, path: Path) -> Listing:
+        if path not in self.cache:
+            listing = list_dir(path, self.root_real, model=self.model)
+            self.cache[path] = listing
+            self.issues.extend(listing.issues)
+        return self.cache[path]
+
+    def file_names(self, listing: Listing, parent: Path, name: str) -> tuple[str, ...]:
+        entry = listing.entry(name)
+        if entry is None or not entry.is_dir:
+            return ()
+        return tuple(e.name for e in self(parent / name).entries if e.is_file)
+
+
+def _inaccessible(path: Path, root: Path) -> ModelDir:
+    return ModelDir(
+        name=path.name, path=path, root=root, accessible=False,
+        config_path=path / CONFIG_FILENAME, config_name=None, config_exists=False,
+        alternative_configs=(), entries=(), subdirs_sorted=(), detection_dir=None,
+        detection_entries=(), versions=(), ignored_version_dirs=(), warmup_files=(),
+        initial_state_files=(),
+    )  # fmt: skip
+
+
+def _select_config(
+    path: Path, listing: Listing, configs: Listing | None, choice: ConfigChoice, lister: _Lister
+) -> tuple[Path, str | None, bool]:
+    """TV017: `configs/<name>.pbtxt` if it exists, else `config.pbtxt`; an explicit file wins."""
+    if choice.explicit is not None:
+        explicit = choice.explicit
+        in_configs = explicit.parent == path / CONFIGS_DIRNAME
+        name = explicit.stem if in_configs else None
+        held = configs if in_configs else (listing if explicit.parent == path else None)
+        if held is not None:
+            entry = held.entry(explicit.name)
+            return explicit, name, entry is not None and entry.is_file
+        exists, issue = probe_file(explicit, lister.root_real, model=lister.model)
+        if issue is not None:
+            lister.issues.append(issue)
+        return explicit, name, exists
+    if choice.config_name is not None:
+        wanted = f"{choice.config_name}.pbtxt"
+        entry = configs.entry(wanted) if configs is not None else None
+        if entry is not None:  # Triton tests existence only; a directory then fails to read
+            return path / CONFIGS_DIRNAME / wanted, choice.config_name, entry.is_file
+        detail = f"'{CONFIGS_DIRNAME}/{wanted}' not found; Triton falls back to '{CONFIG_FILENAME}'"
+        lister.issues.append(
+            LayoutIssue(
+                "config_name_not_found", path / CONFIGS_DIRNAME / wanted, detail, lister.model
+            )
+        )
+    entry = listing.entry(CONFIG_FILENAME)
+    return path / CONFIG_FILENAME, None, entry is not None and entry.is_file
+
+
+def scan_model(
+    path: Path, root: Path, root_real: Path, choice: ConfigChoice
+) -> tuple[ModelDir, tuple[LayoutIssue, ...]]:
+    """Everything discovery knows about one model directory, and the issues found."""
+    lister = _Lister(root_real, path.name)
+    try:
+        inside = within(path.resolve(), root_real)
+    except (OSError, RuntimeError):
+        inside = False
+    if not inside:  # the link itself is reported by the root listing
+        return _inaccessible(path, root), ()
+    listing = lister(path)
+    if not listing.readable:
+        return _inaccessible(path, root), tuple(lister.issues)
+
+    subdirs = tuple(e.name for e in listing.entries if e.is_dir)  # already byte-sorted
+    detection_dir = path / subdirs[0] if subdirs else None
+    detection_entries = lister(detection_dir).entries if detection_dir is not None else ()
+
+    scan = scan_versions(subdirs)
+    versions = tuple(
+        Version(number, names[0], path / names[0], lister(path / names[0]).entries, names[1:])
+        for number, names in scan.numbers.items()
+    )
+
+    configs_entry = listing.entry(CONFIGS_DIRNAME)
+    configs = lister(path / CONFIGS_DIRNAME) if configs_entry and configs_entry.is_dir else None
+    alternatives = tuple(
+        e.path
+        for e in (configs.entries if configs else ())
+        if e.is_file and e.name.endswith(".pbtxt")
+    )
+    config_path, config_name, config_exists = _select_config(path, listing, configs, choice, lister)
+    if not config_exists:
+        detail = (
+            f"no config file '{config_path.name}': Triton auto-completes an empty config, "
+            "or fails in strict mode (--disable-auto-complete-config)"
+        )
+        lister.issues.append(LayoutIssue("missing_config", config_path, detail, path.name))
+
+    model = ModelDir(
+        name=path.name,
+        path=path,
+        root=root,
+        accessible=True,
+        config_path=config_path,
+        config_name=config_name,
+        config_exists=config_exists,
+        alternative_configs=alternatives,
+        entries=listing.entries,
+        subdirs_sorted=subdirs,
+        detection_dir=detection_dir,
+        detection_entries=detection_entries,
+        versions=versions,
+        ignored_version_dirs=scan.ignored,
+        warmup_files=lister.file_names(listing, path, WARMUP_DIRNAME),
+        initial_state_files=lister.file_names(listing, path, INITIAL_STATE_DIRNAME),
+    )
+    return model, tuple(lister.issues)

@@ -1,0 +1,56 @@
+"""`parse()`: config.pbtxt text → syntax tree + `inference.ModelConfig` + source map + errors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tritoncfg.schema import ModelConfig
+from tritoncfg.text.bind import Binder, FieldPath, Location, SourceMap, TextError
+from tritoncfg.text.parser import SyntaxProblem, parse_tree
+from tritoncfg.text.span import FILE_START, Span
+from tritoncfg.text.tree import Document
+
+
+@dataclass(slots=True)
+class ParsedConfig:
+    """One config file as tritoncfg sees it.
+
+    `message` is what Triton would load when `ok`; after errors it holds what could be bound
+    (best effort, for reporting), and `document` is None only after a syntax error.
+    """
+
+    source: str
+    path: str | None
+    document: Document | None
+    message: ModelConfig
+    errors: list[TextError] = field(default_factory=list)
+    locations: SourceMap = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def location(self, path: FieldPath) -> Location | None:
+        return self.locations.get(path)
+
+    def span_of(self, path: FieldPath, *, value: bool = False) -> Span:
+        """The span of a field path, or of its nearest written ancestor (file start if none)."""
+        probe = path
+        while probe:
+            found = self.locations.get(probe)
+            if found is not None:
+                return found.value_span if value else found.name_span
+            probe = probe[:-1]
+        return FILE_START
+
+
+def parse(source: str, path: str | None = None) -> ParsedConfig:
+    """Parse config.pbtxt text. Never raises for bad input: problems are in `.errors`."""
+    message = ModelConfig()
+    try:
+        document = parse_tree(source)
+    except SyntaxProblem as exc:
+        return ParsedConfig(source, path, None, message, [TextError("syntax", exc.message, exc.span)])
+    binder = Binder()
+    binder.bind_fields(document.fields, message, ())
+    return ParsedConfig(source, path, document, message, binder.errors, binder.locations)

@@ -1,0 +1,124 @@
+"""The syntax tree of a config.pbtxt: what the file says, with spans and comments.
+
+The tree is schema-free: it records fields, values and comments exactly as written. Binding it to
+`inference.ModelConfig` (bind.py) gives what the file means; printing it (printer.py) is `fmt`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+from tritoncfg.text.span import Span
+
+ScalarKind = Literal["identifier", "integer", "float", "string"]
+
+
+@dataclass(slots=True)
+class Comment:
+    text: str  # starts with '#', trailing whitespace removed
+    span: Span
+    blank_before: bool = False  # a blank line separates it from what comes before
+
+
+@dataclass(slots=True)
+class Scalar:
+    """One value: an identifier, a number (with its sign) or adjacent string literals."""
+
+    kind: ScalarKind
+    parts: tuple[str, ...]  # raw tokens; several only for adjacent strings
+    negative: bool
+    span: Span
+
+    @property
+    def text(self) -> str:
+        """The value as written, normalised: sign attached, string parts joined by one space."""
+        body = " ".join(self.parts)
+        return "-" + body if self.negative else body
+
+
+@dataclass(slots=True)
+class Block:
+    """A message value `{ ... }` (or `< ... >`)."""
+
+    fields: list[Field]
+    span: Span
+    angle: bool = False
+    open_comment: Comment | None = None  # on the line of the opening brace
+    end_comments: list[Comment] = field(default_factory=list)  # before the closing brace
+
+
+@dataclass(slots=True)
+class ListItem:
+    value: Scalar | Block
+    leading: list[Comment] = field(default_factory=list)
+    trailing: Comment | None = None
+
+
+@dataclass(slots=True)
+class ListValue:
+    """Short repeated syntax `[a, b]`."""
+
+    items: list[ListItem]
+    span: Span
+    open_comment: Comment | None = None
+    end_comments: list[Comment] = field(default_factory=list)
+
+
+Value = Scalar | Block | ListValue
+
+
+@dataclass(slots=True)
+class Field:
+    name: str
+    name_span: Span
+    value: Value
+    span: Span
+    colon: bool
+    leading: list[Comment] = field(default_factory=list)
+    trailing: Comment | None = None
+    blank_before: bool = False
+
+
+@dataclass(slots=True)
+class Document:
+    fields: list[Field]
+    end_comments: list[Comment] = field(default_factory=list)
+
+    def comments(self) -> Iterator[Comment]:
+        """Every comment of the document, in source order."""
+        found = list(_comments_of_fields(self.fields)) + list(self.end_comments)
+        found.sort(key=lambda c: (c.span.line, c.span.column))
+        return iter(found)
+
+    def header_comments(self) -> list[Comment]:
+        """Comments before the first field (or all, for a document of comments only)."""
+        if not self.fields:
+            return list(self.end_comments)
+        return list(self.fields[0].leading)
+
+
+def _comments_of_fields(fields: list[Field]) -> Iterator[Comment]:
+    for f in fields:
+        yield from f.leading
+        yield from _comments_of_value(f.value)
+        if f.trailing is not None:
+            yield f.trailing
+
+
+def _comments_of_value(value: Value) -> Iterator[Comment]:
+    if isinstance(value, Block):
+        if value.open_comment is not None:
+            yield value.open_comment
+        yield from _comments_of_fields(value.fields)
+        yield from value.end_comments
+    elif isinstance(value, ListValue):
+        if value.open_comment is not None:
+            yield value.open_comment
+        for item in value.items:
+            yield from item.leading
+            yield from _comments_of_value(item.value)
+            if item.trailing is not None:
+                yield item.trailing
+        yield from value.end_comments

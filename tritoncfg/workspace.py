@@ -1,0 +1,73 @@
+"""Loading: discovered model directories, each with its config read and parsed.
+
+This is the repository model the checks run on: `Repository` (what is on disk) plus, per model,
+the `ParsedConfig` (what its config says). Context models (siblings that ensembles may name) are
+parsed only when a check asks for them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tritoncfg.repository import ModelDir, Repository, RepositoryError, discover_many
+from tritoncfg.text import ParsedConfig, parse
+
+
+@dataclass(slots=True)
+class LoadedModel:
+    dir: ModelDir
+    repository: Repository
+    config: ParsedConfig | None = None  # None when there is no config file or it is unreadable
+    read_error: RepositoryError | None = None
+
+    @property
+    def name(self) -> str:
+        return self.dir.name
+
+    @property
+    def config_path(self) -> str:
+        return str(self.dir.config_path)
+
+    @property
+    def valid(self) -> bool:
+        """The config exists, was read, and parses: Triton gets past its PARSE phase."""
+        return self.config is not None and self.config.ok
+
+
+def load_model(model: ModelDir, repository: Repository) -> LoadedModel:
+    loaded = LoadedModel(model, repository)
+    if not model.config_exists:
+        return loaded
+    try:
+        text = model.read_config()
+    except RepositoryError as error:
+        loaded.read_error = error
+        return loaded
+    loaded.config = parse(text, str(model.config_path))
+    return loaded
+
+
+@dataclass(slots=True)
+class Workspace:
+    repositories: tuple[Repository, ...]
+    models: list[LoadedModel]  # the selected models, in repository then name order
+    _peers: dict[tuple[Path, str], LoadedModel | None] = field(default_factory=dict)
+
+    def peer(self, model: LoadedModel, name: str) -> LoadedModel | None:
+        """Another model of the same repository root (for ensemble steps), loaded on demand."""
+        key = (model.repository.root, name)
+        if key not in self._peers:
+            found = next((m for m in self.models if m.repository is model.repository and m.name == name), None)
+            if found is None:
+                target = model.repository.model(name)
+                found = None if target is None else load_model(target, model.repository)
+            self._peers[key] = found
+        return self._peers[key]
+
+
+def load(paths: Iterable[Path | str], *, config_name: str | None = None) -> Workspace:
+    repositories = discover_many(list(paths), config_name=config_name)
+    models = [load_model(m, repo) for repo in repositories for m in repo.models]
+    return Workspace(repositories, models)
