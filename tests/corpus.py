@@ -15,7 +15,9 @@ TRITON_QA = CORPUS / "triton_qa"
 
 def require_corpus(part: Path = CORPUS) -> Path:
     if not part.is_dir():
-        pytest.skip(f"corpus not found at {part} (it lives in ../shared/corpus beside the checkout)")
+        pytest.skip(
+            f"corpus not found at {part} (it lives in ../shared/corpus beside the checkout)"
+        )
     return part
 
 

@@ -59,7 +59,10 @@ class Workspace:
         """Another model of the same repository root (for ensemble steps), loaded on demand."""
         key = (model.repository.root, name)
         if key not in self._peers:
-            found = next((m for m in self.models if m.repository is model.repository and m.name == name), None)
+            found = next(
+                (m for m in self.models if m.repository is model.repository and m.name == name),
+                None,
+            )
             if found is None:
                 target = model.repository.model(name)
                 found = None if target is None else load_model(target, model.repository)

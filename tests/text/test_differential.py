@@ -41,7 +41,9 @@ def test_parser_agrees_with_text_format_on_every_corpus_file() -> None:
         else:
             accepted += 1
             if not ours.ok:
-                disagreements.append(f"{rel}: text_format accepts, tritoncfg rejects: {ours.errors[0]}")
+                disagreements.append(
+                    f"{rel}: text_format accepts, tritoncfg rejects: {ours.errors[0]}"
+                )
             elif ours.message != reference:
                 disagreements.append(f"{rel}: messages differ")
     total = accepted + rejected

@@ -46,7 +46,7 @@ def test_format_properties_hold_on_every_real_world_config() -> None:
             failures.append(f"{rel}: comments lost or reordered")
     print(
         f"\nfmt properties: {len(files) - unparsable - len(failures)}/{len(files) - unparsable} "
-            "text-format real_world configs pass; "
+        "text-format real_world configs pass; "
         f"{changed} reformatted, {comments_total} comments all kept in order; "
         f"{unparsable} not text format (syntax error, left alone)"
     )

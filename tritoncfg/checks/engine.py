@@ -12,7 +12,11 @@ from tritoncfg.workspace import LoadedModel, Workspace
 
 
 def _diagnostic(rule: Rule, finding: Finding, path: str, model: str | None) -> Diagnostic:
-    triton = None if finding.triton_message is None else TritonVerdict(rule.phase, finding.triton_message)
+    triton = (
+        None
+        if finding.triton_message is None
+        else TritonVerdict(rule.phase, finding.triton_message)
+    )
     return Diagnostic(
         code=rule.code,
         rule=rule.name,
@@ -66,4 +70,6 @@ def run_checks(
             found.append(_skipped_note(model, skipped))
     unique = {(d.code, d.path, d.span, d.message): d for d in found}
     # the skipped-checks note closes its file's list
-    return sorted(unique.values(), key=lambda d: (d.sort_key[0], d.code == CHECKS_SKIPPED, d.sort_key))
+    return sorted(
+        unique.values(), key=lambda d: (d.sort_key[0], d.code == CHECKS_SKIPPED, d.sort_key)
+    )

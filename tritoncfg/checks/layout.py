@@ -162,7 +162,11 @@ def no_version_directory(model: LoadedModel, ctx: CheckContext) -> Iterator[Find
     """
     if model.dir.versions or model.dir.is_hidden or not model.dir.accessible:
         return
-    name = model.config.message.name if model.config is not None and model.config.message.name else model.name
+    name = (
+        model.config.message.name
+        if model.config is not None and model.config.message.name
+        else model.name
+    )
     yield Finding(
         f"model '{model.name}' has no numeric version directory (e.g. '1/'); Triton loads no version",
         path=str(model.dir.path),

@@ -55,7 +55,9 @@ class Rule:
     name: str
     severity: Severity
     summary: str
-    phase: str  # the Triton pipeline phase that applies the same check (spec §0), or "BEST_PRACTICE"
+    phase: (
+        str  # the Triton pipeline phase that applies the same check (spec §0), or "BEST_PRACTICE"
+    )
     doc: str
     scope: Literal["model", "repository"]
     needs_valid_config: bool  # skipped (and said so) when the config did not parse
@@ -87,7 +89,18 @@ def model_rule(
     def decorate(check: ModelCheck) -> ModelCheck:
         doc = inspect.cleandoc(check.__doc__ or "")
         _register(
-            Rule(code, name, severity, summary, phase, doc, "model", needs_valid_config, check, fixable)
+            Rule(
+                code,
+                name,
+                severity,
+                summary,
+                phase,
+                doc,
+                "model",
+                needs_valid_config,
+                check,
+                fixable,
+            )
         )
         return check
 

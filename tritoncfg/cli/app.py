@@ -29,7 +29,9 @@ def _version(value: bool) -> None:
 def _root(
     version: Annotated[
         bool,
-        typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit."),
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
     ] = False,
 ) -> None:
     """Read, check, format and prove Triton Inference Server model repositories."""

@@ -24,7 +24,9 @@ class Color(str, Enum):
 def console(color: Color = Color.auto, *, stderr: bool = False) -> Console:
     force = {Color.auto: None, Color.always: True, Color.never: False}[color]
     no_color = color is Color.never
-    return Console(stderr=stderr, force_terminal=force, no_color=no_color, highlight=False, soft_wrap=False)
+    return Console(
+        stderr=stderr, force_terminal=force, no_color=no_color, highlight=False, soft_wrap=False
+    )
 
 
 def fail(message: str) -> NoReturn:

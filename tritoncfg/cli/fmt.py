@@ -39,9 +39,15 @@ def fmt_command(
         list[Path] | None,
         typer.Argument(help="Config files, or directories to search for them.", show_default=False),
     ] = None,
-    check: Annotated[bool, typer.Option("--check", help="Change nothing; exit 1 if a file would change.")] = False,
-    diff: Annotated[bool, typer.Option("--diff", help="Change nothing; print a unified diff.")] = False,
-    stdin: Annotated[bool, typer.Option("--stdin", help="Format standard input to standard output.")] = False,
+    check: Annotated[
+        bool, typer.Option("--check", help="Change nothing; exit 1 if a file would change.")
+    ] = False,
+    diff: Annotated[
+        bool, typer.Option("--diff", help="Change nothing; print a unified diff.")
+    ] = False,
+    stdin: Annotated[
+        bool, typer.Option("--stdin", help="Format standard input to standard output.")
+    ] = False,
 ) -> None:
     """Format configs in one canonical style, keeping every comment. Writes are atomic."""
     from tritoncfg.atomic import write_atomic
@@ -73,7 +79,9 @@ def fmt_command(
         try:
             formatted = format_source(source)
         except SyntaxProblem as exc:
-            sys.stderr.write(f"{path}:{exc.span.line}:{exc.span.column}: cannot format: {exc.message}\n")
+            sys.stderr.write(
+                f"{path}:{exc.span.line}:{exc.span.column}: cannot format: {exc.message}\n"
+            )
             broken += 1
             continue
         if formatted == source:

@@ -36,7 +36,9 @@ def parse_gpus(value: str | None) -> tuple[int, ...] | None:
 def lint_command(
     paths: Annotated[
         list[Path],
-        typer.Argument(help="Model repositories, model directories or config files.", show_default=False),
+        typer.Argument(
+            help="Model repositories, model directories or config files.", show_default=False
+        ),
     ],
     output_format: Annotated[
         OutputFormat, typer.Option("--format", "-f", help="Output format.")
@@ -53,7 +55,9 @@ def lint_command(
     ] = None,
     model_config_name: Annotated[
         str | None,
-        typer.Option(help="Like Triton's --model-config-name: use configs/<name>.pbtxt where present."),
+        typer.Option(
+            help="Like Triton's --model-config-name: use configs/<name>.pbtxt where present."
+        ),
     ] = None,
     color: Annotated[Color, typer.Option(help="Colour in text output.")] = Color.auto,
 ) -> None:
@@ -70,9 +74,17 @@ def lint_command(
     if output_format is OutputFormat.json:
         from tritoncfg.report.json import render_json
 
-        sys.stdout.write(render_json(result.diagnostics, files=result.files, models=result.models) + "\n")
+        sys.stdout.write(
+            render_json(result.diagnostics, files=result.files, models=result.models) + "\n"
+        )
     else:
         from tritoncfg.report.text import render_text
 
-        render_text(console(color), result.diagnostics, result.sources, files=result.files, models=result.models)
+        render_text(
+            console(color),
+            result.diagnostics,
+            result.sources,
+            files=result.files,
+            models=result.models,
+        )
     raise typer.Exit(EXIT_FINDINGS if result.has_errors else EXIT_OK)

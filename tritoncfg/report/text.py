@@ -29,7 +29,9 @@ def _snippet(console: Console, diagnostic: Diagnostic, lines: list[str]) -> None
     width = max(1, end - span.column)
     console.print(f"[dim]{pad} |[/]")
     console.print(f"[dim]{gutter} |[/] {escape(text)}")
-    console.print(f"[dim]{pad} |[/] {' ' * (span.column - 1)}[{_STYLE[diagnostic.severity]}]{'^' * width}[/]")
+    console.print(
+        f"[dim]{pad} |[/] {' ' * (span.column - 1)}[{_STYLE[diagnostic.severity]}]{'^' * width}[/]"
+    )
 
 
 def render_text(
@@ -52,7 +54,10 @@ def render_text(
             )
             _snippet(console, d, lines)
             if d.triton is not None and d.triton.message:
-                console.print(f"  [dim]= triton ({d.triton.phase}):[/] {escape(d.triton.message)}", soft_wrap=True)
+                console.print(
+                    f"  [dim]= triton ({d.triton.phase}):[/] {escape(d.triton.message)}",
+                    soft_wrap=True,
+                )
         console.print()
     counts = {s: sum(d.severity is s for d in diagnostics) for s in Severity}
     scope = f"{_plural(models, 'model')}, {_plural(files, 'config file')}"

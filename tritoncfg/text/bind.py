@@ -107,7 +107,9 @@ class Binder:
                 return
             for item in value.items:
                 if not isinstance(item.value, Block):
-                    self.error("syntax", f'Expected "{{", found "{item.value.text}".', item.value.span)
+                    self.error(
+                        "syntax", f'Expected "{{", found "{item.value.text}".', item.value.span
+                    )
                     continue
                 self.bind_sub_message(node, item.value, fd, message, path, item)
             return
@@ -144,7 +146,10 @@ class Binder:
             inner = Binder()
             inner.bind_fields(block.fields, entry, ())
             self.errors.extend(inner.errors)
-            entry_path: FieldPath = (*path, entry.key)  # maps are addressed by key; the last entry wins
+            entry_path: FieldPath = (
+                *path,
+                entry.key,
+            )  # maps are addressed by key; the last entry wins
             self.locations[entry_path] = Location(node.name_span, block.span, node, item)
             for sub_path, location in inner.locations.items():
                 self.locations[(*entry_path, *sub_path)] = location
@@ -154,7 +159,13 @@ class Binder:
                 container[entry.key] = entry.value
             return
         index = len(container)
-        self.locations[(*path, index)] = Location(node.name_span, block.span, node, item)
+        # a list element is named by its own opening brace, a repeated field by its name
+        name_span = (
+            node.name_span
+            if item is None
+            else Span(block.span.line, block.span.column, block.span.line, block.span.column + 1)
+        )
+        self.locations[(*path, index)] = Location(name_span, block.span, node, item)
         self.bind_fields(block.fields, container.add(), (*path, index))
 
     # -- scalar fields --------------------------------------------------------------------
@@ -163,7 +174,13 @@ class Binder:
     ) -> None:
         value = node.value
         if not node.colon:
-            shown = "[" if isinstance(value, ListValue) else "{" if isinstance(value, Block) else value.text
+            shown = (
+                "["
+                if isinstance(value, ListValue)
+                else "{"
+                if isinstance(value, Block)
+                else value.text
+            )
             self.error("syntax", f'Expected ":", found "{shown}".', value.span)
             return
         if isinstance(value, Block):
@@ -177,7 +194,9 @@ class Binder:
             container = getattr(message, fd.name)
             for item in value.items:
                 if isinstance(item.value, Block):
-                    self.error("invalid-value", f"Expected {_expected(fd)}, got: {{", item.value.span)
+                    self.error(
+                        "invalid-value", f"Expected {_expected(fd)}, got: {{", item.value.span
+                    )
                     continue
                 converted = self.convert(convert, item.value, fd)
                 if converted is not None:

@@ -50,7 +50,9 @@ def parse(source: str, path: str | None = None) -> ParsedConfig:
     try:
         document = parse_tree(source)
     except SyntaxProblem as exc:
-        return ParsedConfig(source, path, None, message, [TextError("syntax", exc.message, exc.span)])
+        return ParsedConfig(
+            source, path, None, message, [TextError("syntax", exc.message, exc.span)]
+        )
     binder = Binder()
     binder.bind_fields(document.fields, message, ())
     return ParsedConfig(source, path, document, message, binder.errors, binder.locations)

@@ -62,7 +62,9 @@ _SCANNER = re.compile(
     re.VERBOSE | re.DOTALL,
 )
 _OCTAL_DIGITS = frozenset("01234567")
-_ESCAPE_OK = re.compile(r"""\\(?:[abfnrtv\\?'"]|[0-7]{1,3}|x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8})""")
+_ESCAPE_OK = re.compile(
+    r"""\\(?:[abfnrtv\\?'"]|[0-7]{1,3}|x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8})"""
+)
 _ANY_ESCAPE = re.compile(r"\\.")
 _IDENT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789")
 

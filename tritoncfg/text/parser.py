@@ -176,6 +176,7 @@ class _Parser:
         items: list[ListItem] = []
         close = self.try_symbol("]")
         while close is None:
+            self.peek()
             leading = self.take_pending()
             value = self.item_value()
             item = ListItem(value, leading, self.trailing_comment(self.last_line))
@@ -202,7 +203,9 @@ class _Parser:
             negative = True
             token = self.advance()
             if token.kind not in (Kind.INT, Kind.FLOAT, Kind.IDENT):
-                raise SyntaxProblem(f"Expected a number after \"-\", found {_describe(token)}.", token.span)
+                raise SyntaxProblem(
+                    f'Expected a number after "-", found {_describe(token)}.', token.span
+                )
         if token.kind is Kind.STRING:
             parts = [token.text]
             span = token.span

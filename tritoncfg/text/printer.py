@@ -88,8 +88,10 @@ def _block(out: list[str], head: str, block: Block, depth: int, trailing: Commen
 
 
 def _list(out: list[str], head: str, lst: ListValue, depth: int, trailing: Comment | None) -> None:
-    has_comments = lst.open_comment is not None or lst.end_comments or any(
-        it.leading or it.trailing for it in lst.items
+    has_comments = (
+        lst.open_comment is not None
+        or lst.end_comments
+        or any(it.leading or it.trailing for it in lst.items)
     )
     scalars = all(isinstance(it.value, Scalar) for it in lst.items)
     if not lst.items and not has_comments:

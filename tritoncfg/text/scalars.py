@@ -194,7 +194,9 @@ def converter_for(field: FieldDescriptor) -> Converter:
     if ftype == _T.TYPE_STRING:
         return lambda s, _f: _string(s)
     if ftype == _T.TYPE_BYTES:
-        return lambda s, _f: b"".join(unescape(p) for p in s.parts) if s.kind == "string" else _string(s)
+        return lambda s, _f: (
+            b"".join(unescape(p) for p in s.parts) if s.kind == "string" else _string(s)
+        )
     if ftype == _T.TYPE_ENUM:
         return _enum
     raise ValueError(f"unsupported field type {ftype}")
