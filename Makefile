@@ -27,6 +27,7 @@ run: $(VENV)/.stamp-run
 
 lint: $(VENV)/.stamp-dev
 	$(BIN)/ruff check tritoncfg tests bench tools examples
+	$(BIN)/ruff format --check tritoncfg tests bench tools examples
 	$(BIN)/mypy
 
 test: $(VENV)/.stamp-dev lint

@@ -1,14 +1,14 @@
-"""What every command shares: consoles, the usage-error exit, path checks."""
+"""What every command shares: colour choice, the usage-error exit, path checks."""
 
 from __future__ import annotations
 
+import os
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, TextIO
 
 import typer
-from rich.console import Console
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -21,12 +21,15 @@ class Color(str, Enum):
     never = "never"
 
 
-def console(color: Color = Color.auto, *, stderr: bool = False) -> Console:
-    force = {Color.auto: None, Color.always: True, Color.never: False}[color]
-    no_color = color is Color.never
-    return Console(
-        stderr=stderr, force_terminal=force, no_color=no_color, highlight=False, soft_wrap=False
-    )
+def use_color(color: Color, stream: TextIO) -> bool:
+    """`auto` follows the terminal and the NO_COLOR / FORCE_COLOR conventions."""
+    if color is not Color.auto:
+        return color is Color.always
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return stream.isatty()
 
 
 def fail(message: str) -> NoReturn:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -27,6 +26,8 @@ def config_files(paths: list[Path]) -> list[Path]:
 
 
 def _diff(path: str, before: str, after: str) -> str:
+    import difflib
+
     return "".join(
         difflib.unified_diff(
             before.splitlines(keepends=True), after.splitlines(keepends=True), f"{path}", f"{path}"

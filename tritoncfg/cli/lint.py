@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from tritoncfg.cli.common import EXIT_FINDINGS, EXIT_OK, Color, console, existing_paths, fail
+from tritoncfg.cli.common import EXIT_FINDINGS, EXIT_OK, Color, existing_paths, fail, use_color
 
 
 class OutputFormat(str, Enum):
@@ -81,10 +81,11 @@ def lint_command(
         from tritoncfg.report.text import render_text
 
         render_text(
-            console(color),
+            sys.stdout,
             result.diagnostics,
             result.sources,
             files=result.files,
             models=result.models,
+            color=use_color(color, sys.stdout),
         )
     raise typer.Exit(EXIT_FINDINGS if result.has_errors else EXIT_OK)

@@ -1,69 +1,83 @@
-"""`--format text`: diagnostics grouped by file, each with its source line and a caret (like ruff)."""
+"""`--format text`: diagnostics grouped by file, each with its source line and a caret (like ruff).
+
+Written with plain ANSI styles rather than Rich: lint runs in pre-commit hooks, where Rich's import
+alone would be a fifth of the run.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from itertools import groupby
-
-from rich.console import Console
-from rich.markup import escape
+from typing import TextIO
 
 from tritoncfg.diagnostics import Diagnostic, Severity
 from tritoncfg.text.span import FILE_START
 
-_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.INFO: "bold blue"}
+_CODES = {"bold": "1", "dim": "2", "red": "1;31", "yellow": "1;33", "blue": "1;34", "green": "1;32"}
+_SEVERITY_STYLE = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "blue"}
+
+
+class _Painter:
+    def __init__(self, color: bool) -> None:
+        self.color = color
+
+    def __call__(self, style: str, text: str) -> str:
+        return f"\x1b[{_CODES[style]}m{text}\x1b[0m" if self.color else text
 
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 or word == "info" else "s")
 
 
-def _snippet(console: Console, diagnostic: Diagnostic, lines: list[str]) -> None:
+def _snippet(paint: _Painter, diagnostic: Diagnostic, lines: list[str]) -> list[str]:
     span = diagnostic.span
     if span == FILE_START or not 1 <= span.line <= len(lines):
-        return
+        return []
     text = lines[span.line - 1].rstrip("\n").expandtabs(1)
     gutter = str(span.line)
     pad = " " * len(gutter)
     end = span.end_column if span.end_line == span.line else len(text) + 1
-    width = max(1, end - span.column)
-    console.print(f"[dim]{pad} |[/]")
-    console.print(f"[dim]{gutter} |[/] {escape(text)}")
-    console.print(
-        f"[dim]{pad} |[/] {' ' * (span.column - 1)}[{_STYLE[diagnostic.severity]}]{'^' * width}[/]"
-    )
+    carets = "^" * max(1, end - span.column)
+    style = _SEVERITY_STYLE[diagnostic.severity]
+    return [
+        paint("dim", f"{pad} |"),
+        f"{paint('dim', f'{gutter} |')} {text}",
+        f"{paint('dim', f'{pad} |')} {' ' * (span.column - 1)}{paint(style, carets)}",
+    ]
 
 
 def render_text(
-    console: Console,
+    out: TextIO,
     diagnostics: list[Diagnostic],
     sources: Mapping[str, str],
     *,
     files: int,
     models: int,
+    color: bool = False,
 ) -> None:
+    paint = _Painter(color)
+    lines_out: list[str] = []
     for path, group in groupby(diagnostics, key=lambda d: d.path):
         lines = sources[path].splitlines() if path in sources else []
         for d in group:
-            style = _STYLE[d.severity]
+            style = _SEVERITY_STYLE[d.severity]
             where = f"{d.path}:{d.span.line}:{d.span.column}" if lines else d.path
-            console.print(
-                f"[bold]{escape(where)}:[/] [{style}]{d.code}[/] "
-                f"[{style}]{d.severity.value}[/] [dim]({d.rule})[/] {escape(d.message)}",
-                soft_wrap=True,
+            lines_out.append(
+                f"{paint('bold', where + ':')} {paint(style, d.code)} {paint(style, d.severity.value)} "
+                f"{paint('dim', f'({d.rule})')} {d.message}"
             )
-            _snippet(console, d, lines)
+            lines_out.extend(_snippet(paint, d, lines))
             if d.triton is not None and d.triton.message:
-                console.print(
-                    f"  [dim]= triton ({d.triton.phase}):[/] {escape(d.triton.message)}",
-                    soft_wrap=True,
+                lines_out.append(
+                    f"  {paint('dim', f'= triton ({d.triton.phase}):')} {d.triton.message}"
                 )
-        console.print()
+        lines_out.append("")
     counts = {s: sum(d.severity is s for d in diagnostics) for s in Severity}
     scope = f"{_plural(models, 'model')}, {_plural(files, 'config file')}"
     if not diagnostics:
-        console.print(f"[bold green]All checks passed[/] ({scope}).")
-        return
-    parts = ", ".join(_plural(counts[s], s.value) for s in Severity)
-    verdict = "[bold red]Found[/]" if counts[Severity.ERROR] else "[bold yellow]Found[/]"
-    console.print(f"{verdict} {parts} ({scope}).")
+        lines_out.append(f"{paint('green', 'All checks passed')} ({scope}).")
+    else:
+        parts = ", ".join(_plural(counts[s], s.value) for s in Severity)
+        verdict = paint("red" if counts[Severity.ERROR] else "yellow", "Found")
+        lines_out.append(f"{verdict} {parts} ({scope}).")
+    out.write("\n".join(lines_out) + "\n")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Final, Protocol
 
@@ -67,5 +66,7 @@ def suggest(name: str, candidates: Iterable[str], *, enum_type: str | None = Non
         aliased = _DATA_TYPE_PREFIX + DATA_TYPE_ALIASES.get(bare, bare)
         if aliased in options:
             return aliased
+    import difflib  # only when a name is wrong: keep it off the import path
+
     close = difflib.get_close_matches(name.casefold(), list(folded), n=1, cutoff=0.6)
     return folded[close[0]] if close else None

@@ -40,14 +40,24 @@ class TextError:
     suggestion: str | None = None  # "did you mean" from the schema
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Location:
-    """Where a field (or one element of a repeated field) is written."""
+    """Where a field (or one element of a repeated field) is written; spans are computed on demand."""
 
-    name_span: Span
-    value_span: Span
     field: Field
     item: ListItem | None = None
+
+    @property
+    def value_span(self) -> Span:
+        return (self.item.value if self.item is not None else self.field.value).span
+
+    @property
+    def name_span(self) -> Span:
+        """The field name; for an element written in a list, the element's own opening."""
+        if self.item is not None and isinstance(self.item.value, Block):
+            span = self.item.value.span
+            return Span(span.line, span.column, span.line, span.column + 1)
+        return self.field.name_span
 
 
 SourceMap = dict[FieldPath, Location]
@@ -90,7 +100,7 @@ class Binder:
                     continue
             field_path = (*path, fd.name)
             if field_path not in self.locations:
-                self.locations[field_path] = Location(node.name_span, node.value.span, node)
+                self.locations[field_path] = Location(node)
             if fd.cpp_type == _MESSAGE:
                 self.bind_message_field(node, fd, message, field_path)
             else:
@@ -150,7 +160,7 @@ class Binder:
                 *path,
                 entry.key,
             )  # maps are addressed by key; the last entry wins
-            self.locations[entry_path] = Location(node.name_span, block.span, node, item)
+            self.locations[entry_path] = Location(node, item)
             for sub_path, location in inner.locations.items():
                 self.locations[(*entry_path, *sub_path)] = location
             if _message_type(fd).fields_by_name["value"].cpp_type == _MESSAGE:
@@ -159,13 +169,7 @@ class Binder:
                 container[entry.key] = entry.value
             return
         index = len(container)
-        # a list element is named by its own opening brace, a repeated field by its name
-        name_span = (
-            node.name_span
-            if item is None
-            else Span(block.span.line, block.span.column, block.span.line, block.span.column + 1)
-        )
-        self.locations[(*path, index)] = Location(name_span, block.span, node, item)
+        self.locations[(*path, index)] = Location(node, item)
         self.bind_fields(block.fields, container.add(), (*path, index))
 
     # -- scalar fields --------------------------------------------------------------------
@@ -200,9 +204,7 @@ class Binder:
                     continue
                 converted = self.convert(convert, item.value, fd)
                 if converted is not None:
-                    self.locations[(*path, len(container))] = Location(
-                        node.name_span, item.value.span, node, item
-                    )
+                    self.locations[(*path, len(container))] = Location(node, item)
                     container.append(converted)
             return
         converted = self.convert(convert, value, fd)
@@ -210,7 +212,7 @@ class Binder:
             return
         if fd.is_repeated:
             container = getattr(message, fd.name)
-            self.locations[(*path, len(container))] = Location(node.name_span, value.span, node)
+            self.locations[(*path, len(container))] = Location(node)
             container.append(converted)
             return
         if _is_set(message, fd):
@@ -221,7 +223,7 @@ class Binder:
                 message_type=message.DESCRIPTOR.full_name,
             )
             return
-        self.locations[path] = Location(node.name_span, value.span, node)
+        self.locations[path] = Location(node)
         setattr(message, fd.name, converted)
 
     def convert(self, convert: Converter, scalar: Scalar, fd: FieldDescriptor) -> object | None:

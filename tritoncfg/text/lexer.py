@@ -7,36 +7,27 @@ Comments are kept as tokens (the parser attaches them to nodes). Numbers follow 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from enum import Enum
 
 from tritoncfg.text.span import Span
 
+# Token kinds. A token is a plain tuple (kind, text, line, column): the lexer makes one per
+# word of the file, and tuples are the cheapest thing Python can build.
+IDENT = 0
+INT = 1
+FLOAT = 2
+STRING = 3
+SYMBOL = 4
+COMMENT = 5
+END = 6
 
-class Kind(Enum):
-    IDENT = "identifier"
-    INT = "integer"
-    FLOAT = "float"
-    STRING = "string"
-    SYMBOL = "symbol"
-    COMMENT = "comment"
-    END = "end of input"
+KIND_NAMES = ("identifier", "integer", "float", "string", "symbol", "comment", "end of input")
+
+Token = tuple[int, str, int, int]
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
-    kind: Kind
-    text: str
-    line: int
-    column: int  # 1-based
-
-    @property
-    def end_column(self) -> int:
-        return self.column + len(self.text)
-
-    @property
-    def span(self) -> Span:
-        return Span(self.line, self.column, self.line, self.column + len(self.text))
+def token_span(token: Token) -> Span:
+    _, text, line, column = token
+    return Span(line, column, line, column + len(text))
 
 
 class LexError(Exception):
@@ -51,8 +42,7 @@ class LexError(Exception):
 
 _SCANNER = re.compile(
     r"""
-    (?P<ws>[ \t\r\f\v]+)
-  | (?P<nl>\n)
+    (?P<ws>[ \t\r\f\v\n]+)
   | (?P<comment>\#[^\n]*)
   | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<number>0[xX][0-9A-Fa-f]*|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]*)?[fF]?)
@@ -69,13 +59,13 @@ _ANY_ESCAPE = re.compile(r"\\.")
 _IDENT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789")
 
 
-def _check_number(text: str) -> Kind:
+def _check_number(text: str) -> int:
     """Classify a number token and raise the C++ tokenizer's error for malformed ones."""
     lower = text.lower()
     if lower.startswith("0x"):
         if len(text) == 2:
             raise ValueError('"0x" must be followed by hex digits.')
-        return Kind.INT
+        return INT
     is_float = "." in text or "e" in lower or lower.endswith("f")
     if text[0] == "0" and len(text) > 1 and text[1].isdigit():
         digits = text.rstrip("fF")
@@ -86,13 +76,13 @@ def _check_number(text: str) -> Kind:
             raise ValueError("Hex and octal numbers must be integers.")
         if text != digits:
             raise ValueError("Need space between number and identifier.")
-        return Kind.INT
+        return INT
     if "e" in lower:
         mantissa_end = lower.index("e")
         exponent = lower[mantissa_end + 1 :].lstrip("+-").rstrip("f")
         if not exponent:
             raise ValueError('"e" must be followed by exponent.')
-    return Kind.FLOAT if is_float else Kind.INT
+    return FLOAT if is_float else INT
 
 
 def _check_string(text: str) -> None:
@@ -117,35 +107,47 @@ def tokenize(source: str) -> list[Token]:
     append = tokens.append
     line = 1
     line_start = 0
+    size = len(source)
     for match in _SCANNER.finditer(source):
         group = match.lastgroup
         start = match.start()
         if group == "ws":
-            continue
-        if group == "nl":
-            line += 1
-            line_start = start + 1
+            text = match.group()
+            newlines = text.count("\n")
+            if newlines:
+                line += newlines
+                line_start = start + text.rindex("\n") + 1
             continue
         text = match.group()
         column = start - line_start + 1
         if group == "ident":
-            append(Token(Kind.IDENT, text, line, column))
+            append((IDENT, text, line, column))
+        elif group == "other":
+            if text < " " or text == "\x7f":
+                raise LexError("Invalid control characters encountered in text.", line, column)
+            if not text.isascii():
+                raise LexError(f"Unexpected character {text!r} outside a string.", line, column)
+            append((SYMBOL, text, line, column))
         elif group == "number":
             try:
-                kind = _check_number(text)
+                kind = (
+                    INT
+                    if text.isdigit() and (text[0] != "0" or len(text) == 1)
+                    else _check_number(text)
+                )
             except ValueError as exc:
                 raise LexError(str(exc), line, column) from None
             end = match.end()
-            if end < len(source) and (source[end] in _IDENT_CHARS or source[end] == "."):
+            if end < size and (source[end] in _IDENT_CHARS or source[end] == "."):
                 message = (
                     "Need space between number and identifier."
                     if source[end] != "."
                     else "Already saw decimal point or exponent; can't have another one."
-                    if kind is Kind.FLOAT
+                    if kind == FLOAT
                     else "Hex and octal numbers must be integers."
                 )
                 raise LexError(message, line, column)
-            append(Token(kind, text, line, column))
+            append((kind, text, line, column))
         elif group == "string":
             try:
                 _check_string(text)
@@ -154,14 +156,8 @@ def tokenize(source: str) -> list[Token]:
                 if message == "Unexpected end of string.":
                     message = "String literals cannot cross line boundaries."
                 raise LexError(message, line, column) from None
-            append(Token(Kind.STRING, text, line, column))
-        elif group == "comment":
-            append(Token(Kind.COMMENT, text.rstrip(), line, column))
-        else:
-            if text < " " or text == "\x7f":
-                raise LexError("Invalid control characters encountered in text.", line, column)
-            if not text.isascii():
-                raise LexError(f"Unexpected character {text!r} outside a string.", line, column)
-            append(Token(Kind.SYMBOL, text, line, column))
-    tokens.append(Token(Kind.END, "", line, len(source) - line_start + 1))
+            append((STRING, text, line, column))
+        else:  # comment
+            append((COMMENT, text.rstrip(), line, column))
+    append((END, "", line, size - line_start + 1))
     return tokens

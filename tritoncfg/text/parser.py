@@ -11,9 +11,30 @@ Whether a `:` was required, and whether a value fits its field, is decided when 
 
 from __future__ import annotations
 
-from tritoncfg.text.lexer import Kind, LexError, Token, tokenize
+from tritoncfg.text.lexer import (
+    COMMENT,
+    END,
+    FLOAT,
+    IDENT,
+    INT,
+    STRING,
+    SYMBOL,
+    LexError,
+    Token,
+    token_span,
+    tokenize,
+)
 from tritoncfg.text.span import Span
-from tritoncfg.text.tree import Block, Comment, Document, Field, ListItem, ListValue, Scalar
+from tritoncfg.text.tree import (
+    Block,
+    Comment,
+    Document,
+    Field,
+    ListItem,
+    ListValue,
+    Scalar,
+    ScalarKind,
+)
 
 
 class SyntaxProblem(Exception):
@@ -26,10 +47,11 @@ class SyntaxProblem(Exception):
 
 
 _CLOSERS = {"{": "}", "<": ">"}
+_SCALAR_KINDS: dict[int, ScalarKind] = {IDENT: "identifier", INT: "integer", FLOAT: "float"}
 
 
 def _describe(token: Token) -> str:
-    return "end of input" if token.kind is Kind.END else f'"{token.text}"'
+    return "end of input" if token[0] == END else f'"{token[1]}"'
 
 
 class _Parser:
@@ -42,13 +64,15 @@ class _Parser:
     # -- token access ---------------------------------------------------------------------
     def peek(self) -> Token:
         """The next significant token; comments before it move to `pending`."""
+        token = self.tokens[self.pos]
+        if token[0] != COMMENT:
+            return token
         tokens = self.tokens
-        token = tokens[self.pos]
-        while token.kind is Kind.COMMENT:
+        while token[0] == COMMENT:
             self.pending.append(
-                Comment(token.text, token.span, blank_before=token.line - self.last_line >= 2)
+                Comment(token[1], token_span(token), blank_before=token[2] - self.last_line >= 2)
             )
-            self.last_line = token.line
+            self.last_line = token[2]
             self.pos += 1
             token = tokens[self.pos]
         return token
@@ -57,37 +81,41 @@ class _Parser:
         """The next significant token, leaving comments where they are."""
         tokens = self.tokens
         index = self.pos
-        while tokens[index].kind is Kind.COMMENT:
+        while tokens[index][0] == COMMENT:
             index += 1
         return tokens[index]
 
     def advance(self) -> Token:
-        token = self.peek()
+        token = self.tokens[self.pos]
+        if token[0] == COMMENT:
+            token = self.peek()
         self.pos += 1
-        self.last_line = token.line
+        self.last_line = token[2]
         return token
 
     def try_symbol(self, text: str) -> Token | None:
         token = self.lookahead()
-        if token.kind is Kind.SYMBOL and token.text == text:
+        if token[0] == SYMBOL and token[1] == text:
             return self.advance()
         return None
 
     def expect_symbol(self, text: str) -> Token:
         token = self.peek()
-        if token.kind is Kind.SYMBOL and token.text == text:
+        if token[0] == SYMBOL and token[1] == text:
             return self.advance()
-        raise SyntaxProblem(f'Expected "{text}", found {_describe(token)}.', token.span)
+        raise SyntaxProblem(f'Expected "{text}", found {_describe(token)}.', token_span(token))
 
     def trailing_comment(self, line: int) -> Comment | None:
         """A comment right after the last consumed token, on its line."""
         token = self.tokens[self.pos]
-        if token.kind is Kind.COMMENT and token.line == line:
+        if token[0] == COMMENT and token[2] == line:
             self.pos += 1
-            return Comment(token.text, token.span)
+            return Comment(token[1], token_span(token))
         return None
 
     def take_pending(self) -> list[Comment]:
+        if not self.pending:
+            return []
         taken, self.pending = self.pending, []
         return taken
 
@@ -98,81 +126,99 @@ class _Parser:
 
     def fields(self, closer: str | None) -> list[Field]:
         fields: list[Field] = []
+        append = fields.append
         while True:
             token = self.peek()
-            if token.kind is Kind.END:
+            kind = token[0]
+            if kind == IDENT:
+                append(self.field(token))
+                continue
+            if kind == SYMBOL and token[1] == closer:
+                return fields
+            if kind == END:
                 if closer is not None:
-                    raise SyntaxProblem(f'Expected "{closer}", found end of input.', token.span)
+                    raise SyntaxProblem(
+                        f'Expected "{closer}", found end of input.', token_span(token)
+                    )
                 return fields
-            if closer is not None and token.kind is Kind.SYMBOL and token.text == closer:
-                return fields
-            fields.append(self.field())
-
-    def field(self) -> Field:
-        leading = self.take_pending()
-        token = self.peek()
-        blank_before = token.line - self.last_line >= 2 if not leading else False
-        if leading and token.line - leading[-1].span.line >= 2:
-            blank_before = True
-        if token.kind is not Kind.IDENT:
-            if token.kind is Kind.SYMBOL and token.text == "[":
+            if kind == SYMBOL and token[1] == "[":
                 raise SyntaxProblem(
                     "Extension and Any fields ([...]) are not allowed in a model configuration.",
-                    token.span,
+                    token_span(token),
                 )
-            raise SyntaxProblem(f"Expected identifier, found {_describe(token)}.", token.span)
-        self.advance()
-        colon = self.try_symbol(":") is not None
+            raise SyntaxProblem(
+                f"Expected identifier, found {_describe(token)}.", token_span(token)
+            )
+
+    def field(self, token: Token) -> Field:
+        leading = self.take_pending()
+        if leading:
+            blank_before = token[2] - leading[-1].span.line >= 2
+        else:
+            blank_before = token[2] - self.last_line >= 2
+        self.pos += 1  # the name; peek() already moved the comments before it
+        self.last_line = token[2]
+        nxt = self.tokens[self.pos]
+        colon = nxt[0] == SYMBOL and nxt[1] == ":"
+        if colon:
+            self.pos += 1
+        elif nxt[0] == COMMENT:
+            colon = self.try_symbol(":") is not None
         value = self.value()
-        end_line = self.last_line
-        trailing = self.trailing_comment(end_line)
-        if not self.try_symbol(","):
+        trailing = self.trailing_comment(self.last_line)
+        nxt = self.tokens[self.pos]
+        if nxt[0] == SYMBOL and (nxt[1] == "," or nxt[1] == ";"):
+            self.advance()
+        elif nxt[0] == COMMENT and not self.try_symbol(","):
             self.try_symbol(";")
         if trailing is None:
             trailing = self.trailing_comment(self.last_line)
         if self.pending:  # comments written inside the field itself (e.g. between name and value)
             leading.extend(self.take_pending())
         return Field(
-            name=token.text,
-            name_span=token.span,
-            value=value,
-            span=token.span.cover(value.span),
-            colon=colon,
-            leading=leading,
-            trailing=trailing,
-            blank_before=blank_before,
+            token[1],
+            token[2],
+            token[3],
+            value,
+            colon,
+            leading,
+            trailing,
+            blank_before,
         )
 
     def value(self) -> Scalar | Block | ListValue:
         token = self.peek()
-        if token.kind is Kind.SYMBOL and token.text == "[":
-            return self.list_value()
-        return self.item_value()
+        if token[0] == SYMBOL:
+            if token[1] == "[":
+                return self.list_value()
+            if token[1] in _CLOSERS:
+                return self.block()
+        return self.scalar()
 
     def item_value(self) -> Scalar | Block:
         token = self.peek()
-        if token.kind is Kind.SYMBOL and token.text in _CLOSERS:
+        if token[0] == SYMBOL and token[1] in _CLOSERS:
             return self.block()
         return self.scalar()
 
     def block(self) -> Block:
         opener = self.advance()
-        closer = _CLOSERS[opener.text]
-        open_comment = self.trailing_comment(opener.line)
+        closer = _CLOSERS[opener[1]]
+        open_comment = self.trailing_comment(opener[2])
         fields = self.fields(closer)
         end_comments = self.take_pending()
         close = self.advance()
         return Block(
             fields,
-            opener.span.cover(close.span),
-            angle=opener.text == "<",
-            open_comment=open_comment,
-            end_comments=end_comments,
+            Span(opener[2], opener[3], close[2], close[3] + 1),
+            opener[1] == "<",
+            open_comment,
+            end_comments,
         )
 
     def list_value(self) -> ListValue:
         opener = self.advance()
-        open_comment = self.trailing_comment(opener.line)
+        open_comment = self.trailing_comment(opener[2])
         items: list[ListItem] = []
         close = self.try_symbol("]")
         while close is None:
@@ -190,37 +236,42 @@ class _Parser:
                     item.leading.extend(self.take_pending())
         return ListValue(
             items,
-            opener.span.cover(close.span),
-            open_comment=open_comment,
-            end_comments=self.take_pending(),
+            Span(opener[2], opener[3], close[2], close[3] + 1),
+            open_comment,
+            self.take_pending(),
         )
 
     def scalar(self) -> Scalar:
         token = self.advance()
+        kind = token[0]
         negative = False
-        start = token.span
-        if token.kind is Kind.SYMBOL and token.text == "-":
+        line, column = token[2], token[3]
+        if kind == SYMBOL and token[1] == "-":
             negative = True
             token = self.advance()
-            if token.kind not in (Kind.INT, Kind.FLOAT, Kind.IDENT):
+            kind = token[0]
+            if kind not in _SCALAR_KINDS:
                 raise SyntaxProblem(
-                    f'Expected a number after "-", found {_describe(token)}.', token.span
+                    f'Expected a number after "-", found {_describe(token)}.', token_span(token)
                 )
-        if token.kind is Kind.STRING:
-            parts = [token.text]
-            span = token.span
-            while self.lookahead().kind is Kind.STRING:
-                nxt = self.advance()
-                parts.append(nxt.text)
-                span = span.cover(nxt.span)
-            return Scalar("string", tuple(parts), False, span)
-        if token.kind is Kind.IDENT:
-            return Scalar("identifier", (token.text,), negative, start.cover(token.span))
-        if token.kind is Kind.INT:
-            return Scalar("integer", (token.text,), negative, start.cover(token.span))
-        if token.kind is Kind.FLOAT:
-            return Scalar("float", (token.text,), negative, start.cover(token.span))
-        raise SyntaxProblem(f"Expected a value, found {_describe(token)}.", token.span)
+        if kind == STRING:
+            parts = [token[1]]
+            end = token
+            while self.lookahead()[0] == STRING:
+                end = self.advance()
+                parts.append(end[1])
+            return Scalar(
+                "string", tuple(parts), False, Span(line, column, end[2], end[3] + len(end[1]))
+            )
+        scalar_kind = _SCALAR_KINDS.get(kind)
+        if scalar_kind is None:
+            raise SyntaxProblem(f"Expected a value, found {_describe(token)}.", token_span(token))
+        return Scalar(
+            scalar_kind,
+            (token[1],),
+            negative,
+            Span(line, column, token[2], token[3] + len(token[1])),
+        )
 
 
 def parse_tree(source: str) -> Document:

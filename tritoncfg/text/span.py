@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
-    """A region of a text file. Lines and columns are 1-based; the end is exclusive."""
+class Span(NamedTuple):
+    """A region of a text file. Lines and columns are 1-based; the end is exclusive.
+
+    A NamedTuple rather than a dataclass: the parser makes one per token, and tuples are cheap."""
 
     line: int
     column: int

@@ -72,13 +72,21 @@ Value = Scalar | Block | ListValue
 @dataclass(slots=True)
 class Field:
     name: str
-    name_span: Span
+    line: int  # where the name starts
+    column: int
     value: Value
-    span: Span
     colon: bool
     leading: list[Comment] = field(default_factory=list)
     trailing: Comment | None = None
     blank_before: bool = False
+
+    @property
+    def name_span(self) -> Span:
+        return Span(self.line, self.column, self.line, self.column + len(self.name))
+
+    @property
+    def span(self) -> Span:
+        return self.name_span.cover(self.value.span)
 
 
 @dataclass(slots=True)
