@@ -1,8 +1,27 @@
-"""The rules, one module per family, in Triton's pipeline order (parse → repository → ...)."""
+"""The rules, one module per family, in Triton's pipeline order.
+
+TC0xx parse · TC1xx repository, versions, platform/backend, name · TC2xx dynamic batching ·
+TC3xx inputs/outputs · TC4xx instance groups · TC5xx ensembles · TC6xx sequence batching ·
+TC7xx warmup, rate limiter, response cache, metrics, parameters, misc · TC8xx model files ·
+TC9xx best practice.
+"""
 
 from __future__ import annotations
 
-from tritoncfg.checks import layout, parse  # noqa: F401  (importing a family registers its rules)
+# importing a family module registers its rules
+from tritoncfg.checks import (  # noqa: F401
+    batching,
+    ensemble,
+    instance_group,
+    io,
+    layout,
+    misc,
+    parse,
+    platform,
+    practice,
+    sequence,
+    warmup,
+)
 from tritoncfg.checks.engine import run_checks
 from tritoncfg.checks.registry import RULES, Finding, LintOptions, Rule
 

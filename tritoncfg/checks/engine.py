@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tritoncfg.checks.parse import CHECKS_SKIPPED
-from tritoncfg.checks.registry import RULES, CheckContext, Finding, LintOptions, Rule
+from tritoncfg.checks.registry import RULES, CheckContext, Finding, LintOptions, Rule, checkable
 from tritoncfg.diagnostics import Diagnostic, TritonVerdict
 from tritoncfg.text.span import FILE_START
 from tritoncfg.workspace import LoadedModel, Workspace
@@ -57,10 +57,11 @@ def run_checks(
                     found.append(_diagnostic(rule, finding, str(repository.root), None))
     for model in workspace.models:
         skipped: list[Rule] = []
+        meaningful = checkable(model, options)
         for rule in active:
             if rule.scope != "model":
                 continue
-            if rule.needs_valid_config and not model.valid:
+            if rule.needs_valid_config and not meaningful:
                 if model.config is not None:
                     skipped.append(rule)
                 continue

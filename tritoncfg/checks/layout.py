@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tritoncfg.checks.registry import CheckContext, Finding, model_rule, repository_rule
+from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule, repository_rule
 from tritoncfg.diagnostics import Severity
 from tritoncfg.repository import IssueKind, Repository
 from tritoncfg.workspace import LoadedModel
@@ -231,12 +231,11 @@ def directory_name_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[F
     ## Fix
     Make them equal, or remove `name` and let Triton fill it in.
     """
-    assert model.config is not None
-    name = model.config.message.name
+    name = model.config.message.name if model.config is not None else ""
     if name and name != model.name:
         yield Finding(
             f"name \"{name}\" does not match the directory '{model.name}'; Triton requires them to be equal",
-            model.config.span_of(("name",), value=True),
+            at(model, "name", value=True),
             triton_message=f"unexpected directory name '{model.name}' for model '{name}', "
             "directory name must equal model name",
         )

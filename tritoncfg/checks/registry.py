@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from tritoncfg.complete import Completion, complete_core
 from tritoncfg.diagnostics import Severity
 from tritoncfg.repository import Repository
+from tritoncfg.schema import ModelConfig
 from tritoncfg.text.span import FILE_START, Span
 from tritoncfg.workspace import LoadedModel, Workspace
 
@@ -39,10 +41,47 @@ class Finding:
     severity: Severity | None = None  # overrides the rule's (e.g. info when host facts are unknown)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CheckContext:
     workspace: Workspace
     options: LintOptions
+    _completions: dict[int, Completion] = field(default_factory=dict)
+
+    def completion(self, model: LoadedModel) -> Completion:
+        """The model's config after Triton's AUTOFILL and NORMALIZE (computed once per model)."""
+        key = id(model)
+        if key not in self._completions:
+            message = model.config.message if model.config is not None else None
+            self._completions[key] = complete_core(message, model.dir)
+        return self._completions[key]
+
+    def config(self, model: LoadedModel) -> ModelConfig:
+        """Shorthand: the completed config."""
+        return self.completion(model).config
+
+    @property
+    def strict(self) -> bool:
+        return self.options.triton_mode == "strict"
+
+
+def at(model: LoadedModel, *path: str | int, value: bool = False) -> Span:
+    """The span of a field path in the model's config (its nearest written parent if not written).
+
+    `value=True` points at the value rather than the field name."""
+    if model.config is None:
+        return FILE_START
+    return model.config.span_of(path, value=value)
+
+
+def checkable(model: LoadedModel, options: LintOptions) -> bool:
+    """Whether Triton gets past PARSE for this model, so that the checks of its meaning apply.
+
+    A missing config is an empty one when auto-complete is on (spec §0 step 2)."""
+    if model.dir.is_hidden or not model.dir.accessible:
+        return False  # reported by TC101 / TC103
+    if model.config is not None:
+        return model.config.ok
+    return not model.dir.config_exists and model.read_error is None and options.triton_mode == "default"
 
 
 ModelCheck = Callable[[LoadedModel, CheckContext], Iterable[Finding]]
