@@ -36,6 +36,9 @@ test: $(VENV)/.stamp-dev lint
 proto: $(VENV)/.stamp-dev
 	$(BIN)/python tools/gen_proto.py
 
+docs: $(VENV)/.stamp-dev
+	$(BIN)/python tools/gen_docs.py
+
 bench: $(VENV)/.stamp-dev
 	$(BIN)/python bench/parse_bench.py
 

@@ -9,7 +9,14 @@ from tritoncfg.checks import LintOptions
 from tritoncfg.diagnostics import Diagnostic
 
 
-def make_model(root: Path, name: str, config: str | None, *, files: dict[str, str] | None = None, versions: tuple[str, ...] = ("1",)) -> Path:
+def make_model(
+    root: Path,
+    name: str,
+    config: str | None,
+    *,
+    files: dict[str, str] | None = None,
+    versions: tuple[str, ...] = ("1",),
+) -> Path:
     """Write `root/name/config.pbtxt` (unless None), version dirs and extra files (relative paths)."""
     model = root / name
     model.mkdir(parents=True, exist_ok=True)
@@ -32,7 +39,14 @@ def codes(diagnostics: list[Diagnostic], prefix: str = "TC") -> list[str]:
     return [d.code for d in diagnostics if d.code.startswith(prefix)]
 
 
-def lint_config(tmp_path: Path, config: str, *, name: str = "m", files: dict[str, str] | None = None, **options: object) -> list[Diagnostic]:
+def lint_config(
+    tmp_path: Path,
+    config: str,
+    *,
+    name: str = "m",
+    files: dict[str, str] | None = None,
+    **options: object,
+) -> list[Diagnostic]:
     """Lint one model `name` with the given config (a python-backend model file is added unless
     the config or `files` say otherwise)."""
     default_files = {"1/model.py": "# never executed\n"} if files is None else files

@@ -226,10 +226,18 @@ def directory_name_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[F
     equal model name`.
 
     ## Example
-    `resnet50/config.pbtxt` with `name: "resnet"`
+    In the model directory `m`:
+    ```pbtxt
+    name: "resnet"
+    backend: "python"
+    ```
 
     ## Fix
-    Make them equal, or remove `name` and let Triton fill it in.
+    Make them equal, or remove `name` and let Triton fill it in:
+    ```pbtxt
+    name: "m"
+    backend: "python"
+    ```
     """
     name = model.config.message.name if model.config is not None else ""
     if name and name != model.name:

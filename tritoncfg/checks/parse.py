@@ -50,12 +50,12 @@ def text_format_syntax_error(model: LoadedModel, ctx: CheckContext) -> Iterator[
     goes only to the server's stderr, as a `[libprotobuf ERROR ...]` line.
 
     ## Example
-    ```
+    ```pbtxt
     max_batch_size 8
     ```
 
     ## Fix
-    ```
+    ```pbtxt
     max_batch_size: 8
     ```
     """
@@ -81,12 +81,12 @@ def unknown_field(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     "max_batch_sise".` on stderr, `failed to read text proto` in the log).
 
     ## Example
-    ```
+    ```pbtxt
     max_batch_sise: 8
     ```
 
     ## Fix
-    ```
+    ```pbtxt
     max_batch_size: 8
     ```
     """
@@ -113,13 +113,15 @@ def duplicate_field(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     times.`
 
     ## Example
-    ```
+    ```pbtxt
     max_batch_size: 8
     max_batch_size: 16
     ```
 
     ## Fix
-    Keep one of them.
+    ```pbtxt
+    max_batch_size: 8
+    ```
     """
     return _errors(model, "duplicate-field")
 
@@ -145,13 +147,15 @@ def oneof_conflict(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     "dynamic_batching", another member of oneof "scheduling_choice".`
 
     ## Example
-    ```
+    ```pbtxt
     dynamic_batching { }
     sequence_batching { }
     ```
 
     ## Fix
-    Choose one scheduler.
+    ```pbtxt
+    dynamic_batching { }
+    ```
     """
     return _errors(model, "oneof-conflict")
 
@@ -175,13 +179,13 @@ def unknown_enum_value(model: LoadedModel, ctx: CheckContext) -> Iterator[Findin
     "data_type".`
 
     ## Example
-    ```
-    data_type: TYPE_FLOAT32
+    ```pbtxt
+    input [ { name: "x" data_type: TYPE_FLOAT32 dims: [ 4 ] } ]
     ```
 
     ## Fix
-    ```
-    data_type: TYPE_FP32
+    ```pbtxt
+    input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]
     ```
     """
     return _errors(model, "unknown-enum-value")
@@ -206,12 +210,12 @@ def invalid_value(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     Triton refuses to load the model (`Expected string, got: python.` on stderr).
 
     ## Example
-    ```
+    ```pbtxt
     backend: python
     ```
 
     ## Fix
-    ```
+    ```pbtxt
     backend: "python"
     ```
     """

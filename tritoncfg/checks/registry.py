@@ -39,6 +39,7 @@ class Finding:
     path: str | None = None  # defaults to the model's config file
     triton_message: str | None = None
     severity: Severity | None = None  # overrides the rule's (e.g. info when host facts are unknown)
+    phase: str | None = None  # overrides the rule's Triton phase (e.g. VALIDATE_IO in strict mode)
 
 
 @dataclass(slots=True)
@@ -81,7 +82,11 @@ def checkable(model: LoadedModel, options: LintOptions) -> bool:
         return False  # reported by TC101 / TC103
     if model.config is not None:
         return model.config.ok
-    return not model.dir.config_exists and model.read_error is None and options.triton_mode == "default"
+    return (
+        not model.dir.config_exists
+        and model.read_error is None
+        and options.triton_mode == "default"
+    )
 
 
 ModelCheck = Callable[[LoadedModel, CheckContext], Iterable[Finding]]

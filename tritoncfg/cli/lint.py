@@ -59,6 +59,12 @@ def lint_command(
             help="Like Triton's --model-config-name: use configs/<name>.pbtxt where present."
         ),
     ] = None,
+    backend_dir: Annotated[
+        Path | None,
+        typer.Option(
+            help="Triton's --backend-directory on the target host; backend libraries are then checked."
+        ),
+    ] = None,
     color: Annotated[Color, typer.Option(help="Colour in text output.")] = Color.auto,
 ) -> None:
     """Check configs the way Triton loads them, and report every problem with file:line:col."""
@@ -69,6 +75,7 @@ def lint_command(
         triton_mode=triton_mode.value,
         gpus=parse_gpus(gpus),
         config_name=model_config_name,
+        backend_dir=backend_dir,
     )
     result = lint(existing_paths(paths), options)
     if output_format is OutputFormat.json:

@@ -114,14 +114,24 @@ def _single_file_framework(
 def _tensorrt(config: ModelConfig, files: _Files) -> bool:
     # a `model.plan` directory does not count (Triton checks IsDirectory)
     return _single_file_framework(
-        config, files, backend="tensorrt", platform=TENSORRT_PLAN, filename="model.plan", dir_ok=False
+        config,
+        files,
+        backend="tensorrt",
+        platform=TENSORRT_PLAN,
+        filename="model.plan",
+        dir_ok=False,
     )
 
 
 def _onnx(config: ModelConfig, files: _Files) -> bool:
     # `model.onnx` may be a directory (external-data models)
     return _single_file_framework(
-        config, files, backend="onnxruntime", platform=ONNXRUNTIME_ONNX, filename="model.onnx", dir_ok=True
+        config,
+        files,
+        backend="onnxruntime",
+        platform=ONNXRUNTIME_ONNX,
+        filename="model.onnx",
+        dir_ok=True,
     )
 
 

@@ -1,0 +1,66 @@
+"""Every rule carries its documentation, and the examples in it are true.
+
+A ```pbtxt block under "## Example" is the config of a python-backend model `m` that must produce
+the rule's code; the one under "## Fix" must not.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from lintkit import lint_config
+
+from tritoncfg.checks import RULES
+from tritoncfg.checks.docs import SECTIONS, rule_doc
+from tritoncfg.diagnostics import Severity
+
+ALL = sorted(RULES)
+
+
+def test_rule_metadata_is_well_formed() -> None:
+    names = [rule.name for rule in RULES.values()]
+    assert len(names) == len(set(names))
+    for code, rule in RULES.items():
+        assert re.fullmatch(r"TC\d{3}", code), code
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", rule.name), rule.name
+        assert rule.summary and rule.summary.endswith("."), code
+        assert isinstance(rule.severity, Severity)
+
+
+@pytest.mark.parametrize("code", ALL)
+def test_rule_has_every_doc_section(code: str) -> None:
+    doc = rule_doc(RULES[code])
+    assert list(doc.sections) == list(SECTIONS), f"{code}: sections {list(doc.sections)}"
+    assert all(doc.sections.values()), f"{code}: an empty section"
+
+
+EXAMPLES = [(c, b) for c in ALL for b in rule_doc(RULES[c]).blocks("Example")]
+FIXES = [(c, b) for c in ALL for b in rule_doc(RULES[c]).blocks("Fix")]
+
+
+@pytest.mark.parametrize(("code", "config"), EXAMPLES, ids=[c for c, _ in EXAMPLES])
+def test_example_triggers_the_rule(tmp_path: Path, code: str, config: str) -> None:
+    found = [d.code for d in lint_config(tmp_path, config)]
+    assert code in found, f"{code} example did not trigger it; got {found}"
+
+
+@pytest.mark.parametrize(("code", "config"), FIXES, ids=[c for c, _ in FIXES])
+def test_fix_does_not_trigger_the_rule(tmp_path: Path, code: str, config: str) -> None:
+    found = [d for d in lint_config(tmp_path, config) if d.code == code]
+    assert not found, f"{code} fix still triggers it: {[d.message for d in found]}"
+
+
+def test_examples_exist() -> None:
+    assert len(EXAMPLES) >= 5
+
+
+def test_docs_rules_md_is_up_to_date() -> None:
+    from tritoncfg.checks.docs import rules_markdown
+
+    path = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+    expected = rules_markdown([RULES[code] for code in ALL])
+    assert path.exists() and path.read_text(encoding="utf-8") == expected, (
+        "docs/rules.md is stale: run `make docs`"
+    )
