@@ -31,7 +31,8 @@ from synthetic_repository import generate
 ROOT = Path(__file__).resolve().parent.parent
 PARSE_TARGET = 1.5
 STARTUP_TARGET = 3.0
-WIDTH = 48  # label column of the report
+LINT_TARGET = 2.0
+WIDTH = 40
 
 
 def model_config_class() -> type[Any]:
@@ -109,7 +110,7 @@ def ratio_line(label: str, ratio: float, target: float) -> str:
     return f"  {label:<{WIDTH}} {ratio:7.2f}x  (target <= {target}) {verdict}"
 
 
-def bench_parse(texts: list[str], config_class: type[Any], parse: Any, runs: int) -> None:
+def bench_parse(texts: list[str], config_class: type[Any], parse: Any, runs: int) -> float:
     from google.protobuf import text_format
 
     def with_text_format() -> None:
@@ -125,10 +126,26 @@ def bench_parse(texts: list[str], config_class: type[Any], parse: Any, runs: int
     print(f"  {'protobuf text_format.Parse':<{WIDTH}} {baseline:7.3f} s")
     if parse is None:
         print(f"  {'tritoncfg.text.parse':<{WIDTH}} skipped (not available)")
-        return
+        return baseline
     ours = best_time(with_tritoncfg, runs)
     print(f"  {'tritoncfg.text.parse':<{WIDTH}} {ours:7.3f} s")
     print(ratio_line("ratio", ours / baseline, PARSE_TARGET))
+    return baseline
+
+
+def bench_lint(root: Path, models: int, baseline: float, runs: int) -> None:
+    """The whole lint pipeline (discovery, reading, parsing, every rule) vs the bare parse loop."""
+    from tritoncfg.api import lint
+
+    found: list[Any] = []
+
+    def run() -> None:
+        found[:] = lint(root).diagnostics
+
+    ours = best_time(run, runs)
+    print(f"lint {models} models (discover + read + parse + all rules), best of {runs}:")
+    print(f"  {'tritoncfg.api.lint(repository)':<{WIDTH}} {ours:7.3f} s  ({len(found)} findings)")
+    print(ratio_line("ratio to bare text_format.Parse", ours / baseline, LINT_TARGET))
 
 
 def process_time(command: list[str], runs: int) -> tuple[float, subprocess.CompletedProcess[str]]:
@@ -190,7 +207,9 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 "verified: every config parses" + (", same message as text_format" if parse else "")
             )
-        bench_parse(list(texts.values()), config_class, parse, runs=3)
+        baseline = bench_parse(list(texts.values()), config_class, parse, runs=3)
+        if parse is not None:
+            bench_lint(root, len(paths), baseline, runs=3)
         bench_startup(paths[0], runs=5)
     return 1 if problems else 0
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from tritoncfg.checks import LintOptions, run_checks
+from tritoncfg.checks import RULES, LintOptions, run_checks
+from tritoncfg.checks.selection import PathFilters, RuleSelection
+from tritoncfg.checks.suppress import UNUSED, apply_suppressions
 from tritoncfg.diagnostics import Diagnostic, Severity
 from tritoncfg.text import ParsedConfig, parse
-from tritoncfg.text.printer import format_source
 from tritoncfg.workspace import Workspace
 from tritoncfg.workspace import load as load_workspace
 
@@ -19,12 +20,15 @@ class LintResult:
     diagnostics: list[Diagnostic]
     files: int
     models: int
-    counts: dict[str, int] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)  # config path -> text, for snippets
+    file_paths: list[str] = field(default_factory=list)  # the config files that were linted
+
+    def count(self, severity: Severity) -> int:
+        return sum(d.severity is severity for d in self.diagnostics)
 
     @property
     def has_errors(self) -> bool:
-        return any(d.severity is Severity.ERROR for d in self.diagnostics)
+        return self.count(Severity.ERROR) > 0
 
 
 def load(paths: Path | str | Iterable[Path | str], *, config_name: str | None = None) -> Workspace:
@@ -34,20 +38,44 @@ def load(paths: Path | str | Iterable[Path | str], *, config_name: str | None = 
 
 
 def lint(
-    paths: Path | str | Iterable[Path | str], options: LintOptions | None = None
+    paths: Path | str | Iterable[Path | str],
+    options: LintOptions | None = None,
+    selection: RuleSelection | None = None,
+    filters: PathFilters | None = None,
 ) -> LintResult:
     """Every finding for the given paths, sorted by file and position."""
     options = options or LintOptions()
+    selection = selection or RuleSelection()
+    filters = filters or PathFilters()
     workspace = load(paths, config_name=options.config_name)
-    diagnostics = run_checks(workspace, options)
-    counts = {s.value: sum(d.severity is s for d in diagnostics) for s in Severity}
-    files = sum(1 for m in workspace.models if m.config is not None)
-    sources = {m.config_path: m.config.source for m in workspace.models if m.config is not None}
-    return LintResult(diagnostics, files, len(workspace.models), counts, sources)
+    if filters.exclude:
+        workspace.models = [m for m in workspace.models if not filters.excluded(m.dir.path)]
+    rules = selection.active()
+    found = run_checks(workspace, options, rules)
+    found = apply_suppressions(found, workspace, report_unused=any(r.code == UNUSED for r in rules))
+    chosen = {r.code for r in rules}
+    diagnostics = []
+    for d in found:
+        rule = RULES[d.code]
+        if d.code not in chosen or filters.ignored(rule, d.path):
+            continue
+        severity = selection.severity(rule, d.severity)
+        diagnostics.append(d if severity is d.severity else replace(d, severity=severity))
+    diagnostics.sort(key=lambda d: (d.sort_key[0], d.code == "TC009", d.sort_key))
+    configs = [m for m in workspace.models if m.config is not None]
+    return LintResult(
+        diagnostics,
+        files=len(configs),
+        models=len(workspace.models),
+        sources={m.config_path: m.config.source for m in configs if m.config is not None},
+        file_paths=[m.config_path for m in configs],
+    )
 
 
 def format(text: str) -> str:
     """Canonical formatting of config text (comments kept). Raises SyntaxProblem."""
+    from tritoncfg.text.printer import format_source
+
     return format_source(text)
 
 

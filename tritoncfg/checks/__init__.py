@@ -14,13 +14,22 @@ from tritoncfg.checks import (  # noqa: F401
     ensemble,
     instance_group,
     io,
+    io_batch,
+    io_features,
+    io_labels,
     layout,
     misc,
+    parameters,
     parse,
     platform,
     practice,
     sequence,
+    sequence_state,
+    sequence_state_data,
+    sequence_values,
+    suppress,
     warmup,
+    warmup_request,
 )
 from tritoncfg.checks.engine import run_checks
 from tritoncfg.checks.registry import RULES, Finding, LintOptions, Rule

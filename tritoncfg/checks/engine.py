@@ -35,7 +35,8 @@ def _skipped_note(model: LoadedModel, skipped: list[Rule]) -> Diagnostic:
         code=note.code,
         rule=note.name,
         severity=note.severity,
-        message=f"{len(skipped)} configuration checks were skipped for model '{model.name}' because "
+        message=f"{len(skipped)} configuration check{'s were' if len(skipped) != 1 else ' was'} skipped "
+        f"for model '{model.name}' because "
         "its config does not parse (Triton stops there too); fix the errors above and lint again",
         path=model.config_path,
         span=FILE_START,

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from tritoncfg import __version__
-from tritoncfg.cli import fmt, lint
+from tritoncfg.cli import fmt, lint, rules
 
 app = typer.Typer(
     name="tritoncfg",
@@ -39,6 +39,9 @@ def _root(
 
 app.command("lint")(lint.lint_command)
 app.command("fmt")(fmt.fmt_command)
+app.command("rules")(rules.rules_command)
+app.command("explain")(rules.explain_command)
+app.command("config-schema")(rules.config_schema_command)
 
 
 def main() -> None:

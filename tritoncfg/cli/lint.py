@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -15,6 +15,9 @@ from tritoncfg.cli.common import EXIT_FINDINGS, EXIT_OK, Color, existing_paths, 
 class OutputFormat(str, Enum):
     text = "text"
     json = "json"
+    sarif = "sarif"
+    github = "github"
+    junit = "junit"
 
 
 class TritonModeOption(str, Enum):
@@ -22,15 +25,39 @@ class TritonModeOption(str, Enum):
     strict = "strict"
 
 
-def parse_gpus(value: str | None) -> tuple[int, ...] | None:
+def parse_gpus(value: str | list[int] | None) -> tuple[int, ...] | None:
     if value is None:
         return None
+    if isinstance(value, list):
+        return tuple(sorted(set(value)))
     if value.strip().lower() == "none":
         return ()
     try:
         return tuple(sorted({int(part) for part in value.split(",") if part.strip()}))
     except ValueError:
         fail(f"--gpus expects a comma-separated list of GPU ids or 'none', got {value!r}")
+
+
+def _split(values: list[str] | None) -> tuple[str, ...] | None:
+    """`--select TC1,TC2 --select TC9` → ("TC1", "TC2", "TC9"); None when not given."""
+    if values is None:
+        return None
+    return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
+
+
+def _overrides(values: list[str] | None, configured: dict[str, str]) -> dict[str, Any]:
+    from tritoncfg.diagnostics import Severity
+
+    merged = dict(configured)
+    for value in values or []:
+        selector, _, severity = value.partition("=")
+        if not severity:
+            fail(f"--severity-override expects CODE=SEVERITY, got {value!r}")
+        merged[selector.strip()] = severity.strip()
+    try:
+        return {k: Severity(v) for k, v in merged.items()}
+    except ValueError as exc:
+        fail(f"severity override: {exc}; use error, warning or info")
 
 
 def lint_command(
@@ -44,14 +71,13 @@ def lint_command(
         OutputFormat, typer.Option("--format", "-f", help="Output format.")
     ] = OutputFormat.text,
     triton_mode: Annotated[
-        TritonModeOption,
+        TritonModeOption | None,
         typer.Option(
             help="default: Triton's auto-complete is on; strict: --disable-auto-complete-config."
         ),
-    ] = TritonModeOption.default,
+    ] = None,
     gpus: Annotated[
-        str | None,
-        typer.Option(help="GPU ids visible on the target host, e.g. '0,1', or 'none'."),
+        str | None, typer.Option(help="GPU ids visible on the target host, e.g. '0,1', or 'none'.")
     ] = None,
     model_config_name: Annotated[
         str | None,
@@ -65,34 +91,136 @@ def lint_command(
             help="Triton's --backend-directory on the target host; backend libraries are then checked."
         ),
     ] = None,
+    select: Annotated[
+        list[str] | None,
+        typer.Option(help="Rules to run: codes, prefixes (TC2) or names; comma-separated."),
+    ] = None,
+    extend_select: Annotated[
+        list[str] | None, typer.Option(help="Rules to add to the selection.")
+    ] = None,
+    ignore: Annotated[
+        list[str] | None, typer.Option(help="Rules not to run: codes, prefixes or names.")
+    ] = None,
+    severity_override: Annotated[
+        list[str] | None, typer.Option(help="CODE=SEVERITY, e.g. TC901=error (repeatable).")
+    ] = None,
+    warnings_as_errors: Annotated[
+        bool | None, typer.Option("--warnings-as-errors", help="Exit 1 on warnings too.")
+    ] = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="Print diagnostics only, no summary.")
+    ] = False,
+    statistics: Annotated[
+        bool, typer.Option("--statistics", help="Print the count of findings per rule.")
+    ] = False,
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config", help="Read settings from this file (pyproject.toml or tritoncfg.toml)."
+        ),
+    ] = None,
+    isolated: Annotated[
+        bool, typer.Option("--isolated", help="Ignore configuration files.")
+    ] = False,
     color: Annotated[Color, typer.Option(help="Colour in text output.")] = Color.auto,
 ) -> None:
-    """Check configs the way Triton loads them, and report every problem with file:line:col."""
+    """Check configs the way Triton loads them, and report every problem with file:line:col.
+
+    Exit status: 0 no error findings, 1 error findings (or warnings with --warnings-as-errors),
+    2 usage error or unreadable path.
+    """
     from tritoncfg.api import lint
     from tritoncfg.checks import LintOptions
-
-    options = LintOptions(
-        triton_mode=triton_mode.value,
-        gpus=parse_gpus(gpus),
-        config_name=model_config_name,
-        backend_dir=backend_dir,
+    from tritoncfg.checks.selection import (
+        PathFilters,
+        RuleSelection,
+        SelectorError,
+        check_selectors,
     )
-    result = lint(existing_paths(paths), options)
+    from tritoncfg.settings import SettingsError, load_settings
+
+    paths = existing_paths(paths)
+    try:
+        settings = load_settings(paths[0], config=config, isolated=isolated)
+    except SettingsError as exc:
+        fail(str(exc))
+    mode = triton_mode.value if triton_mode is not None else settings.get("triton-mode", "default")
+    configured_backend_dir = settings.get("backend-dir")
+    options = LintOptions(
+        triton_mode=mode,
+        gpus=parse_gpus(gpus) if gpus is not None else parse_gpus(settings.get("gpus")),
+        config_name=model_config_name or settings.get("model-config-name"),
+        backend_dir=backend_dir
+        or (settings.base / configured_backend_dir if configured_backend_dir else None),
+    )
+    cli_select = (*(_split(select) or ()), *(_split(extend_select) or ()))
+    selection = RuleSelection(
+        select=_split(select) or tuple(settings.get("select", ["ALL"])),
+        extend_select=(*settings.get("extend-select", []), *(_split(extend_select) or ())),
+        # a rule named on the command line is not ignored by the configuration file
+        ignore=(
+            *(s for s in settings.get("ignore", []) if s not in cli_select),
+            *(_split(ignore) or ()),
+        ),
+        severity_overrides=_overrides(severity_override, settings.get("severity-overrides", {})),
+    )
+    filters = PathFilters(
+        base=settings.base,
+        exclude=tuple(settings.get("exclude", [])),
+        per_path_ignores={k: tuple(v) for k, v in settings.get("per-path-ignores", {}).items()},
+    )
+    try:
+        check_selectors(selection.selectors())
+        for selectors in filters.per_path_ignores.values():
+            check_selectors(selectors)
+    except SelectorError as exc:
+        fail(str(exc))
+    result = lint(paths, options, selection, filters)
+    _render(output_format, result, quiet=quiet, color=color, statistics=statistics)
+    strict_exit = (
+        warnings_as_errors
+        if warnings_as_errors is not None
+        else settings.get("warnings-as-errors", False)
+    )
+    from tritoncfg.diagnostics import Severity
+
+    failing = result.has_errors or (strict_exit and result.count(Severity.WARNING) > 0)
+    raise typer.Exit(EXIT_FINDINGS if failing else EXIT_OK)
+
+
+def _render(
+    output_format: OutputFormat, result: Any, *, quiet: bool, color: Color, statistics: bool
+) -> None:
+    out = sys.stdout
     if output_format is OutputFormat.json:
         from tritoncfg.report.json import render_json
 
-        sys.stdout.write(
-            render_json(result.diagnostics, files=result.files, models=result.models) + "\n"
-        )
-    else:
-        from tritoncfg.report.text import render_text
+        out.write(render_json(result.diagnostics, files=result.files, models=result.models) + "\n")
+    elif output_format is OutputFormat.sarif:
+        from tritoncfg.checks import RULES
+        from tritoncfg.report.sarif import render_sarif
 
+        out.write(render_sarif(result.diagnostics, RULES.values(), root=Path.cwd()) + "\n")
+    elif output_format is OutputFormat.github:
+        from tritoncfg.report.github import render_github
+
+        out.write(render_github(result.diagnostics))
+    elif output_format is OutputFormat.junit:
+        from tritoncfg.report.junit import render_junit
+
+        out.write(render_junit(result.diagnostics, files=result.file_paths) + "\n")
+    else:
+        from tritoncfg.report.text import render_statistics, render_text
+
+        painted = use_color(color, out)
         render_text(
-            sys.stdout,
+            out,
             result.diagnostics,
             result.sources,
             files=result.files,
             models=result.models,
-            color=use_color(color, sys.stdout),
+            color=painted,
+            summary=not quiet,
         )
-    raise typer.Exit(EXIT_FINDINGS if result.has_errors else EXIT_OK)
+        if statistics:
+            render_statistics(out, result.diagnostics)

@@ -54,6 +54,7 @@ def render_text(
     files: int,
     models: int,
     color: bool = False,
+    summary: bool = True,
 ) -> None:
     paint = _Painter(color)
     lines_out: list[str] = []
@@ -72,6 +73,10 @@ def render_text(
                     f"  {paint('dim', f'= triton ({d.triton.phase}):')} {d.triton.message}"
                 )
         lines_out.append("")
+    if not summary:
+        if lines_out:
+            out.write("\n".join(lines_out).rstrip("\n") + "\n")
+        return
     counts = {s: sum(d.severity is s for d in diagnostics) for s in Severity}
     scope = f"{_plural(models, 'model')}, {_plural(files, 'config file')}"
     if not diagnostics:
@@ -81,3 +86,13 @@ def render_text(
         verdict = paint("red" if counts[Severity.ERROR] else "yellow", "Found")
         lines_out.append(f"{verdict} {parts} ({scope}).")
     out.write("\n".join(lines_out) + "\n")
+
+
+def render_statistics(out: TextIO, diagnostics: list[Diagnostic]) -> None:
+    """`--statistics`: findings per rule, most frequent first (like `ruff --statistics`)."""
+    counts: dict[tuple[str, str, str], int] = {}
+    for d in diagnostics:
+        key = (d.code, d.rule, d.severity.value)
+        counts[key] = counts.get(key, 0) + 1
+    for (code, rule, severity), n in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        out.write(f"{n:>5}  {code}  {severity:<7}  {rule}\n")

@@ -1,0 +1,114 @@
+"""Suppression comments, rule selection, severity overrides, per-path ignores and exclude."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lintkit import make_model
+
+from tritoncfg.api import lint
+from tritoncfg.checks.selection import PathFilters, RuleSelection
+from tritoncfg.diagnostics import Severity
+
+BATCHING = 'backend: "python"\nmax_batch_size: 8{comment}\n'
+
+
+def _lint(
+    tmp_path: Path,
+    config: str,
+    selection: RuleSelection | None = None,
+    filters: PathFilters | None = None,
+) -> list[tuple[str, int]]:
+    make_model(tmp_path / "repo", "m", config, files={"1/model.py": "# never executed\n"})
+    result = lint(tmp_path / "repo", selection=selection, filters=filters)
+    return [(d.code, d.span.line) for d in result.diagnostics]
+
+
+def test_unsuppressed_finding_is_reported(tmp_path: Path) -> None:
+    assert ("TC903", 2) in _lint(tmp_path, BATCHING.format(comment=""))
+
+
+def test_noqa_with_code_at_end_of_line(tmp_path: Path) -> None:
+    found = _lint(tmp_path, BATCHING.format(comment="  # tritoncfg: noqa TC903"))
+    assert not [c for c, _ in found if c in ("TC903", "TC010", "TC011")]
+
+
+def test_noqa_on_the_line_before(tmp_path: Path) -> None:
+    config = 'backend: "python"\n# tritoncfg: noqa: TC903\nmax_batch_size: 8\n'
+    assert not [c for c, _ in _lint(tmp_path, config) if c in ("TC903", "TC010")]
+
+
+def test_bare_noqa_suppresses_everything_on_the_line(tmp_path: Path) -> None:
+    found = _lint(tmp_path, BATCHING.format(comment="  # tritoncfg: noqa"))
+    assert not [c for c, _ in found if c in ("TC903", "TC010")]
+
+
+def test_file_level_noqa(tmp_path: Path) -> None:
+    config = "# tritoncfg: noqa-file TC903\n" + BATCHING.format(comment="")
+    assert not [c for c, _ in _lint(tmp_path, config) if c in ("TC903", "TC010")]
+
+
+def test_noqa_for_another_code_does_not_suppress_and_is_unused(tmp_path: Path) -> None:
+    found = _lint(tmp_path, BATCHING.format(comment="  # tritoncfg: noqa TC901"))
+    assert ("TC903", 2) in found
+    assert ("TC010", 2) in found
+
+
+def test_unknown_code_in_noqa(tmp_path: Path) -> None:
+    found = _lint(tmp_path, BATCHING.format(comment="  # tritoncfg: noqa TC903, TC999"))
+    assert ("TC011", 2) in found
+    assert "TC903" not in [c for c, _ in found]
+
+
+def test_unused_bare_noqa(tmp_path: Path) -> None:
+    config = 'backend: "python"  # tritoncfg: noqa\n'
+    assert ("TC010", 1) in _lint(tmp_path, config)
+
+
+def test_select_by_prefix_and_ignore_by_name(tmp_path: Path) -> None:
+    config = BATCHING.format(comment="") + "dynamic_batching { preferred_batch_size: [ 8, 4 ] }\n"
+    everything = {c for c, _ in _lint(tmp_path, config)}
+    assert {"TC901", "TC902"} <= everything
+    only_9 = {c for c, _ in _lint(tmp_path, config, RuleSelection(select=("TC9",)))}
+    assert only_9 <= {c for c in everything if c.startswith("TC9")} | {"TC009"}
+    ignored = {
+        c
+        for c, _ in _lint(
+            tmp_path, config, RuleSelection(ignore=("preferred-batch-sizes-unsorted",))
+        )
+    }
+    assert "TC902" not in ignored and "TC901" in ignored
+
+
+def test_more_specific_select_beats_broader_ignore(tmp_path: Path) -> None:
+    config = BATCHING.format(comment="") + "dynamic_batching { preferred_batch_size: [ 8, 4 ] }\n"
+    found = {
+        c for c, _ in _lint(tmp_path, config, RuleSelection(select=("TC902",), ignore=("TC9",)))
+    }
+    assert "TC902" in found and "TC901" not in found
+
+
+def test_severity_override(tmp_path: Path) -> None:
+    make_model(tmp_path / "repo", "m", BATCHING.format(comment=""), files={"1/model.py": ""})
+    result = lint(
+        tmp_path / "repo", selection=RuleSelection(severity_overrides={"TC903": Severity.ERROR})
+    )
+    assert next(d for d in result.diagnostics if d.code == "TC903").severity is Severity.ERROR
+    assert result.has_errors
+
+
+def test_per_path_ignores_and_exclude(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    make_model(repo, "a", BATCHING.format(comment=""), files={"1/model.py": ""})
+    make_model(repo, "b", BATCHING.format(comment=""), files={"1/model.py": ""})
+    ignores = PathFilters(base=tmp_path, per_path_ignores={"repo/a/*": ("TC903",)})
+    models = [
+        Path(d.path).parent.name
+        for d in lint(repo, filters=ignores).diagnostics
+        if d.code == "TC903"
+    ]
+    assert models == ["b"]
+    excluded = PathFilters(base=tmp_path, exclude=("repo/b",))
+    result = lint(repo, filters=excluded)
+    assert result.models == 1
+    assert all("/b/" not in d.path for d in result.diagnostics)

@@ -1,0 +1,115 @@
+"""Configuration discovery ([tool.tritoncfg], tritoncfg.toml), validation, and the CLI options."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from clikit import run
+from lintkit import make_model
+
+from tritoncfg.settings import CONFIG_SCHEMA, SettingsError, find_config, load_settings
+
+CONFIG = 'backend: "python"\nmax_batch_size: 8\n'  # TC903: batching model without dynamic_batching
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    make_model(tmp_path / "models", "m", CONFIG, files={"1/model.py": ""})
+    return tmp_path
+
+
+def _codes(result_stdout: str) -> set[str]:
+    return {d["code"] for d in json.loads(result_stdout)["diagnostics"]}
+
+
+def test_pyproject_table_found_by_walking_up(project: Path) -> None:
+    (project / "pyproject.toml").write_text('[tool.tritoncfg]\nignore = ["TC903"]\n')
+    assert find_config(project / "models" / "m") == project / "pyproject.toml"
+    result = run("lint", str(project / "models"), "--format", "json")
+    assert "TC903" not in _codes(result.stdout)
+
+
+def test_pyproject_without_table_is_skipped_for_tritoncfg_toml_above(project: Path) -> None:
+    (project / "tritoncfg.toml").write_text('severity-overrides = { TC903 = "error" }\n')
+    (project / "models" / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    assert find_config(project / "models") == project / "tritoncfg.toml"
+    result = run("lint", str(project / "models"), "--format", "json")
+    assert result.returncode == 1  # the override made the warning an error
+
+
+def test_isolated_and_explicit_config(project: Path) -> None:
+    (project / "pyproject.toml").write_text('[tool.tritoncfg]\nignore = ["TC903"]\n')
+    assert "TC903" in _codes(
+        run("lint", str(project / "models"), "--format", "json", "--isolated").stdout
+    )
+    other = project / "other.toml"
+    other.write_text('select = ["TC1"]\n')
+    assert "TC903" not in _codes(
+        run("lint", str(project / "models"), "--format", "json", "--config", str(other)).stdout
+    )
+
+
+def test_cli_flags_beat_the_configuration(project: Path) -> None:
+    (project / "tritoncfg.toml").write_text('ignore = ["TC903"]\nwarnings-as-errors = true\n')
+    result = run("lint", str(project / "models"), "--format", "json", "--extend-select", "TC903")
+    assert "TC903" in _codes(result.stdout)
+    assert result.returncode == 1  # warnings-as-errors from the file
+
+
+def test_unknown_key_gets_a_suggestion(project: Path) -> None:
+    (project / "tritoncfg.toml").write_text('ignore = ["TC903"]\nselct = ["TC1"]\n')
+    result = run("lint", str(project / "models"))
+    assert result.returncode == 2
+    assert 'unknown key "selct"; did you mean "select"?' in result.stderr
+    assert str(project / "tritoncfg.toml") in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ('triton-mode = "lenient"\n', "triton-mode"),
+        ("gpus = [-1]\n", "gpus"),
+        ('severity-overrides = { TC903 = "fatal" }\n', "severity-overrides.TC903"),
+        ("select = 3\n", "select"),
+        ("select = [\n", "invalid TOML"),
+    ],
+)
+def test_invalid_values_are_rejected_with_the_key(tmp_path: Path, text: str, needle: str) -> None:
+    path = tmp_path / "tritoncfg.toml"
+    path.write_text(text)
+    with pytest.raises(SettingsError, match=needle.replace(".", r"\.")):
+        load_settings(tmp_path)
+
+
+def test_config_schema_command_prints_the_schema() -> None:
+    result = run("config-schema")
+    assert result.returncode == 0
+    schema = json.loads(result.stdout)
+    assert schema == CONFIG_SCHEMA
+    jsonschema.Draft202012Validator.check_schema(schema)
+
+
+def test_unknown_selector_is_a_usage_error(project: Path) -> None:
+    result = run("lint", str(project / "models"), "--select", "TC99x")
+    assert result.returncode == 2
+    assert "unknown rule selector 'TC99x'" in result.stderr
+
+
+def test_rules_and_explain_commands() -> None:
+    rows = json.loads(run("rules", "--format", "json").stdout)
+    assert {"code", "rule", "severity", "phase", "summary", "fixable"} == set(rows[0])
+    assert any(r["code"] == "TC002" and r["rule"] == "unknown-field" for r in rows)
+    explained = run("explain", "unknown-field")
+    assert explained.returncode == 0
+    assert "TC002" in explained.stdout and "What it does" in explained.stdout
+    assert run("explain", "TC9999").returncode == 2
+
+
+def test_quiet_and_statistics(project: Path) -> None:
+    quiet = run("lint", str(project / "models"), "--quiet")
+    assert "Found" not in quiet.stdout and "TC903" in quiet.stdout
+    stats = run("lint", str(project / "models"), "--statistics")
+    assert any(line.split()[:2] == ["1", "TC903"] for line in stats.stdout.splitlines())

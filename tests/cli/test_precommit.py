@@ -1,0 +1,72 @@
+"""The real pre-commit, running this checkout's hooks on a temporary git repository."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+GOOD = 'name: "good"\nbackend: "python"\nmax_batch_size: 8\ndynamic_batching { }\n'
+BAD = 'name: "bad"\nbackend: "python"\nmax_batch_sise: 8\n'
+UGLY = 'name:"good" backend:"python"\nmax_batch_size:8 dynamic_batching{}\n'
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def _precommit() -> list[str]:
+    found = shutil.which("pre-commit", path=str(Path(sys.executable).parent))
+    if found is None:
+        pytest.skip("pre-commit is not installed (it comes with the dev extras)")
+    return [found]
+
+
+def _repo(tmp_path: Path, files: dict[str, str]) -> Path:
+    repo = tmp_path / "project"
+    for rel, text in files.items():
+        path = repo / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    return repo
+
+
+def _try(repo: Path, hook: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path.parent / "pre-commit-home"), NO_COLOR="1")
+    return subprocess.run(
+        [*_precommit(), "try-repo", str(ROOT), hook, "--all-files", "--color", "never"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
+
+
+def test_lint_hook_passes_good_and_fails_bad(tmp_path: Path) -> None:
+    layout = {"models/good/config.pbtxt": GOOD, "models/good/1/model.py": "# never executed\n"}
+    good = _try(_repo(tmp_path / "ok", layout), "tritoncfg-lint", tmp_path / "ok")
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert "tritoncfg lint" in good.stdout and "Passed" in good.stdout
+    layout |= {"models/bad/config.pbtxt": BAD, "models/bad/1/model.py": "# never executed\n"}
+    bad = _try(_repo(tmp_path / "ko", layout), "tritoncfg-lint", tmp_path / "ko")
+    assert bad.returncode == 1, bad.stdout
+    assert "Failed" in bad.stdout
+    assert "models/bad/config.pbtxt:3:1: TC002" in bad.stdout
+
+
+def test_fmt_hook_reformats(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, {"models/good/config.pbtxt": UGLY, "models/good/1/model.py": ""})
+    result = _try(repo, "tritoncfg-fmt", tmp_path)
+    assert result.returncode == 1, result.stdout  # pre-commit fails a hook that changed files
+    assert (repo / "models/good/config.pbtxt").read_text() == GOOD.replace(
+        "max_batch_size: 8\n", "max_batch_size: 8\n"
+    )

@@ -1,0 +1,108 @@
+"""Which rules run: `--select` / `--extend-select` / `--ignore` by code, prefix or name (like ruff)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from fnmatch import fnmatch
+from pathlib import Path
+
+from tritoncfg.checks.registry import RULES, Rule
+from tritoncfg.diagnostics import Severity
+
+ALL = "ALL"
+ALWAYS_ON = ("TC009",)  # the engine's own note; selection cannot hide why checks did not run
+
+
+class SelectorError(ValueError):
+    """A selector that matches no rule."""
+
+
+def matches(rule: Rule, selector: str) -> bool:
+    """`TC203` (code), `TC2` (prefix), `preferred-batch-size-exceeds-max` (name), or `ALL`."""
+    return selector == ALL or rule.code.startswith(selector) or rule.name == selector
+
+
+def check_selectors(selectors: Iterable[str]) -> None:
+    from tritoncfg.schema.lookup import suggest
+
+    for selector in selectors:
+        if not any(matches(rule, selector) for rule in RULES.values()):
+            hint = suggest(selector, [*RULES, *(r.name for r in RULES.values())])
+            raise SelectorError(
+                f"unknown rule selector {selector!r}"
+                + (f'; did you mean "{hint}"?' if hint else "")
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSelection:
+    select: tuple[str, ...] = (ALL,)
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    severity_overrides: Mapping[str, Severity] = field(default_factory=dict)
+
+    def selectors(self) -> list[str]:
+        return [*self.select, *self.extend_select, *self.ignore, *self.severity_overrides]
+
+    def active(self) -> list[Rule]:
+        """The rules to run. Like ruff, a more specific selector beats a less specific one."""
+        chosen = []
+        for rule in RULES.values():
+            if rule.code in ALWAYS_ON:
+                chosen.append(rule)
+                continue
+            picked = _best(rule, [*self.select, *self.extend_select])
+            dropped = _best(rule, self.ignore)
+            if picked is not None and (dropped is None or dropped < picked):
+                chosen.append(rule)
+        return chosen
+
+    def severity(self, rule: Rule, default: Severity) -> Severity:
+        for selector, severity in self.severity_overrides.items():
+            if matches(rule, selector):
+                return severity
+        return default
+
+
+def _best(rule: Rule, selectors: Iterable[str]) -> int | None:
+    """How specific the most specific matching selector is (None: none matches)."""
+    scores = [_specificity(s) for s in selectors if matches(rule, s)]
+    return max(scores) if scores else None
+
+
+def _specificity(selector: str) -> int:
+    if selector == ALL:
+        return 0
+    if selector.startswith("TC"):
+        return len(selector)  # TC < TC2 < TC20 < TC203
+    return 10  # a rule name is as specific as a full code
+
+
+@dataclass(frozen=True, slots=True)
+class PathFilters:
+    """`exclude` and `per-path-ignores` globs, relative to `base` (the configuration's folder)."""
+
+    base: Path | None = None
+    exclude: tuple[str, ...] = ()
+    per_path_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def _relative(self, path: Path | str) -> str:
+        target = Path(path).resolve()
+        base = (self.base or Path.cwd()).resolve()
+        return (
+            target.relative_to(base).as_posix()
+            if target.is_relative_to(base)
+            else target.as_posix()
+        )
+
+    def excluded(self, path: Path | str) -> bool:
+        rel = self._relative(path)
+        return any(fnmatch(rel, g) or fnmatch(rel, g.rstrip("/") + "/*") for g in self.exclude)
+
+    def ignored(self, rule: Rule, path: Path | str) -> bool:
+        rel = self._relative(path)
+        return any(
+            fnmatch(rel, glob) and any(matches(rule, s) for s in selectors)
+            for glob, selectors in self.per_path_ignores.items()
+        )

@@ -1,0 +1,180 @@
+"""Suppression comments: `# tritoncfg: noqa TC203`, `# tritoncfg: noqa`, `# tritoncfg: noqa-file TC203`.
+
+A line comment covers diagnostics on its own line (at the end of it) or, written on a line of its
+own, on the next line. Suppressions are checked themselves: one that suppresses nothing, or names a
+code that does not exist, is a finding (like ruff's RUF100).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tritoncfg.checks.parse import PHASE
+from tritoncfg.checks.registry import RULES, CheckContext, Finding, model_rule
+from tritoncfg.diagnostics import Diagnostic, Severity
+from tritoncfg.text.span import Span
+from tritoncfg.workspace import LoadedModel, Workspace
+
+UNUSED = "TC010"
+UNKNOWN = "TC011"
+_NOQA = re.compile(r"#\s*tritoncfg:\s*(noqa-file|noqa)(?![\w-])(?::)?\s*(.*)$")
+_CODE = re.compile(r"TC\d{3}")
+
+
+@dataclass(slots=True)
+class Suppression:
+    path: str
+    span: Span  # the comment
+    covers: tuple[int, ...]  # lines it applies to; empty for a file-level one
+    codes: tuple[str, ...] | None  # None: every code
+    model_dir: Path
+    used: set[str] = field(default_factory=set)
+
+    @property
+    def file_level(self) -> bool:
+        return not self.covers
+
+    def applies(self, diagnostic: Diagnostic) -> bool:
+        if self.codes is not None and diagnostic.code not in self.codes:
+            return False
+        if self.file_level:
+            return diagnostic.path == self.path or Path(diagnostic.path).is_relative_to(
+                self.model_dir
+            )
+        return diagnostic.path == self.path and diagnostic.span.line in self.covers
+
+
+def _suppressions(model: LoadedModel) -> Iterator[Suppression]:
+    config = model.config
+    if config is None:
+        return
+    lines = config.source.splitlines()
+    for number, text in enumerate(lines, start=1):
+        if "tritoncfg:" not in text:
+            continue
+        match = _NOQA.search(text)
+        if match is None:
+            continue
+        column = match.start() + 1
+        codes = tuple(_CODE.findall(match.group(2))) or None
+        if match.group(1) == "noqa-file":
+            covers: tuple[int, ...] = ()
+        elif text[: match.start()].strip():
+            covers = (number,)  # at the end of the line it suppresses
+        else:
+            covers = (number + 1,)  # on its own line: the next line
+        span = Span(number, column, number, len(text) + 1)
+        yield Suppression(model.config_path, span, covers, codes, model.dir.path)
+
+
+def apply_suppressions(
+    diagnostics: list[Diagnostic], workspace: Workspace, *, report_unused: bool = True
+) -> list[Diagnostic]:
+    """Drop suppressed diagnostics; add findings for unused and unknown-code suppressions."""
+    suppressions = [s for model in workspace.models for s in _suppressions(model)]
+    if not suppressions:
+        return diagnostics
+    kept: list[Diagnostic] = []
+    for diagnostic in diagnostics:
+        hit = [s for s in suppressions if s.applies(diagnostic)]
+        for suppression in hit:
+            suppression.used.add(diagnostic.code)
+        if not hit:
+            kept.append(diagnostic)
+    for suppression in suppressions:
+        kept.extend(_problems(suppression, report_unused))
+    return kept
+
+
+def _problems(suppression: Suppression, report_unused: bool) -> Iterator[Diagnostic]:
+    def make(code: str, message: str) -> Diagnostic:
+        rule = RULES[code]
+        return Diagnostic(
+            code, rule.name, rule.severity, message, suppression.path, suppression.span
+        )
+
+    codes = suppression.codes or ()
+    for code in codes:
+        if code not in RULES:
+            yield make(UNKNOWN, f"suppression names {code}, which is not a tritoncfg rule")
+    if not report_unused:
+        return
+    if suppression.codes is None:
+        if not suppression.used:
+            yield make(UNUSED, "this suppression comment suppresses nothing; remove it")
+        return
+    unused = [c for c in codes if c in RULES and c not in suppression.used]
+    if unused:
+        yield make(UNUSED, f"this suppression of {', '.join(unused)} suppresses nothing; remove it")
+
+
+@model_rule(
+    UNUSED,
+    "unused-suppression",
+    severity=Severity.WARNING,
+    summary="A `# tritoncfg: noqa` comment that suppresses nothing.",
+    phase=PHASE,
+    needs_valid_config=False,
+)
+def unused_suppression(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    Reports a suppression comment (`# tritoncfg: noqa`, `# tritoncfg: noqa TC203`,
+    `# tritoncfg: noqa-file TC203`) under which no diagnostic was found. The engine emits it
+    after the other rules ran; this rule itself finds nothing.
+
+    ## Why it matters
+    Stale suppressions hide the next real problem on that line.
+
+    ## Example
+    ```pbtxt
+    backend: "python"
+    max_batch_size: 8  # tritoncfg: noqa TC903
+    dynamic_batching { }
+    ```
+
+    ## Fix
+    ```pbtxt
+    backend: "python"
+    max_batch_size: 8
+    dynamic_batching { }
+    ```
+    """
+    return iter(())
+
+
+@model_rule(
+    UNKNOWN,
+    "unknown-suppression-code",
+    severity=Severity.WARNING,
+    summary="A `# tritoncfg: noqa` comment names a code that is not a tritoncfg rule.",
+    phase=PHASE,
+    needs_valid_config=False,
+)
+def unknown_suppression_code(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    Reports codes in suppression comments that no rule has (a typo, or a rule that was removed).
+    The engine emits it; this rule itself finds nothing.
+
+    ## Why it matters
+    The suppression does nothing, and whoever reads it thinks it does.
+
+    ## Example
+    ```pbtxt
+    backend: "python"
+    max_batch_size: 8  # tritoncfg: noqa TC999
+    dynamic_batching { }
+    ```
+
+    ## Fix
+    ```pbtxt
+    backend: "python"
+    max_batch_size: 8
+    dynamic_batching { }
+    ```
+    """
+    return iter(())

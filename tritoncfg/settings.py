@@ -1,0 +1,147 @@
+"""Project configuration: `[tool.tritoncfg]` in pyproject.toml, or tritoncfg.toml.
+
+Found by walking up from the first linted path; `--config FILE` names one, `--isolated` ignores
+them. Validated against CONFIG_SCHEMA (published by `tritoncfg config-schema`) with jsonschema,
+imported only when a configuration exists.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tritoncfg.diagnostics import Severity
+
+SEVERITIES = [s.value for s in Severity]
+_SELECTOR = {"type": "string", "pattern": "^(ALL|TC[0-9]{0,3}|[a-z0-9]+(-[a-z0-9]+)*)$"}
+_SELECTORS = {"type": "array", "items": _SELECTOR, "uniqueItems": True}
+
+CONFIG_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "https://github.com/tritoncfg/tritoncfg/blob/main/docs/configuration.md",
+    "title": "tritoncfg configuration ([tool.tritoncfg] in pyproject.toml, or tritoncfg.toml)",
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "select": {
+            **_SELECTORS,
+            "description": "Rules to run: codes, prefixes (TC2) or names. Default: ALL.",
+        },
+        "extend-select": {**_SELECTORS, "description": "Rules added to `select`."},
+        "ignore": {**_SELECTORS, "description": "Rules not to run."},
+        "severity-overrides": {
+            "type": "object",
+            "description": 'Severity per rule code or name, e.g. {TC901 = "error"}.',
+            "propertyNames": _SELECTOR,
+            "additionalProperties": {"enum": SEVERITIES},
+        },
+        "warnings-as-errors": {"type": "boolean", "description": "Exit 1 on warnings too."},
+        "triton-mode": {
+            "enum": ["default", "strict"],
+            "description": "Triton's auto-complete on (default) or off.",
+        },
+        "gpus": {
+            "description": 'GPU ids visible on the target host, or "none".',
+            "oneOf": [
+                {"type": "array", "items": {"type": "integer", "minimum": 0}, "uniqueItems": True},
+                {"const": "none"},
+            ],
+        },
+        "backend-dir": {
+            "type": "string",
+            "description": "Triton's --backend-directory on the target host.",
+        },
+        "model-config-name": {"type": "string", "description": "Triton's --model-config-name."},
+        "exclude": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Glob patterns (relative to the configuration file) of paths not to lint.",
+        },
+        "per-path-ignores": {
+            "type": "object",
+            "description": "Glob pattern -> rules ignored for matching paths.",
+            "additionalProperties": _SELECTORS,
+        },
+    },
+}
+
+KEYS = tuple(CONFIG_SCHEMA["properties"])
+
+
+class SettingsError(Exception):
+    """A configuration file that cannot be used; the message names the file and the key."""
+
+
+@dataclass(slots=True)
+class Settings:
+    path: Path | None = None  # the file these came from, None for defaults
+    values: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def base(self) -> Path:
+        return self.path.parent if self.path is not None else Path.cwd()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.values.get(key, default)
+
+
+def _read(path: Path) -> dict[str, Any] | None:
+    """The tritoncfg table of a file, or None when the file has none."""
+    try:
+        with path.open("rb") as handle:
+            document = tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{path}: invalid TOML: {exc}") from None
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if path.name == "pyproject.toml":
+        table = document.get("tool", {}).get("tritoncfg")
+        return table if isinstance(table, dict) else None
+    return document
+
+
+def validate(values: dict[str, Any], path: Path) -> None:
+    """Unknown keys get a suggestion; everything else is checked by the JSON schema."""
+    from tritoncfg.schema.lookup import suggest
+
+    for key in values:
+        if key not in KEYS:
+            hint = suggest(key, KEYS)
+            extra = f'; did you mean "{hint}"?' if hint else f"; known keys: {', '.join(KEYS)}"
+            raise SettingsError(f'{path}: unknown key "{key}"{extra}')
+    import jsonschema
+
+    errors = sorted(jsonschema.Draft202012Validator(CONFIG_SCHEMA).iter_errors(values), key=str)
+    if errors:
+        error = errors[0]
+        where = ".".join(str(p) for p in error.absolute_path) or "(top level)"
+        raise SettingsError(f"{path}: {where}: {error.message}")
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest tritoncfg.toml, or pyproject.toml with a [tool.tritoncfg] table, above `start`."""
+    directory = start.resolve()
+    if not directory.is_dir():
+        directory = directory.parent
+    for folder in (directory, *directory.parents):
+        for name in ("tritoncfg.toml", "pyproject.toml"):
+            candidate = folder / name
+            if candidate.is_file() and (name == "tritoncfg.toml" or _read(candidate) is not None):
+                return candidate
+    return None
+
+
+def load_settings(start: Path, *, config: Path | None = None, isolated: bool = False) -> Settings:
+    """The configuration that applies to `start` (a linted path). Raises SettingsError."""
+    if isolated:
+        return Settings()
+    path = config if config is not None else find_config(start)
+    if path is None:
+        return Settings()
+    values = _read(path)
+    if values is None:
+        raise SettingsError(f"{path}: no [tool.tritoncfg] table")
+    validate(values, path)
+    return Settings(path.resolve(), values)
