@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import NoReturn, TextIO
 
@@ -15,7 +15,7 @@ EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 
 
-class Color(str, Enum):
+class Color(StrEnum):
     auto = "auto"
     always = "always"
     never = "never"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -12,7 +12,7 @@ import typer
 from tritoncfg.cli.common import EXIT_FINDINGS, EXIT_OK, Color, existing_paths, fail, use_color
 
 
-class OutputFormat(str, Enum):
+class OutputFormat(StrEnum):
     text = "text"
     json = "json"
     sarif = "sarif"
@@ -20,7 +20,7 @@ class OutputFormat(str, Enum):
     junit = "junit"
 
 
-class TritonModeOption(str, Enum):
+class TritonModeOption(StrEnum):
     default = "default"
     strict = "strict"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from enum import Enum
+from enum import StrEnum
 from typing import Annotated
 
 import typer
@@ -12,7 +12,7 @@ import typer
 from tritoncfg.cli.common import fail
 
 
-class RulesFormat(str, Enum):
+class RulesFormat(StrEnum):
     text = "text"
     json = "json"
 
