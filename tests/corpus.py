@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -34,3 +36,30 @@ def corpus_config_files() -> list[Path]:
     found = set(CORPUS.rglob("*.pbtxt"))
     found.update(p for p in TRITON_QA.rglob("expected*") if p.is_file() and p.suffix != ".json")
     return sorted(found)
+
+
+def copy_tree(src: Path, dst: Path, *, skip: Callable[[Path], bool] | None = None) -> None:
+    """Copy every file and folder under `src` into `dst` as plain, writable files (the corpus is
+    read-only, and `shutil.copytree` would copy that mode onto the folders). `skip(rel)` leaves
+    out a path relative to `src` (and, for a folder, all under it)."""
+    dst.mkdir(parents=True, exist_ok=True)
+    for entry in sorted(src.iterdir()):
+        rel = entry.relative_to(src)
+        if skip is not None and skip(rel):
+            continue
+        target = dst / entry.name
+        if entry.is_dir() and not entry.is_symlink():
+            copy_tree(entry, target, skip=None if skip is None else _under(rel, skip))
+        elif entry.is_file():
+            shutil.copyfile(entry, target)
+
+
+def _under(prefix: Path, skip: Callable[[Path], bool]) -> Callable[[Path], bool]:
+    return lambda rel: skip(prefix / rel)
+
+
+def touch(path: Path) -> None:
+    """An empty file (and its folders), unless the path already exists."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        path.touch()

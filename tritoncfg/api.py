@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -31,10 +31,17 @@ class LintResult:
         return self.count(Severity.ERROR) > 0
 
 
-def load(paths: Path | str | Iterable[Path | str], *, config_name: str | None = None) -> Workspace:
-    """Discover and parse a repository, a model directory, a config file, or several of them."""
+def load(
+    paths: Path | str | Iterable[Path | str],
+    *,
+    config_name: str | None = None,
+    overrides: Mapping[str, str] | None = None,
+) -> Workspace:
+    """Discover and parse a repository, a model directory, a config file, or several of them.
+
+    `overrides` maps config paths to text that stands in for the file (used by --fix)."""
     items = [paths] if isinstance(paths, str | Path) else list(paths)
-    return load_workspace(items, config_name=config_name)
+    return load_workspace(items, config_name=config_name, overrides=overrides)
 
 
 def lint(
@@ -42,12 +49,14 @@ def lint(
     options: LintOptions | None = None,
     selection: RuleSelection | None = None,
     filters: PathFilters | None = None,
+    *,
+    overrides: Mapping[str, str] | None = None,
 ) -> LintResult:
     """Every finding for the given paths, sorted by file and position."""
     options = options or LintOptions()
     selection = selection or RuleSelection()
     filters = filters or PathFilters()
-    workspace = load(paths, config_name=options.config_name)
+    workspace = load(paths, config_name=options.config_name, overrides=overrides)
     if filters.exclude:
         workspace.models = [m for m in workspace.models if not filters.excluded(m.dir.path)]
     rules = selection.active()

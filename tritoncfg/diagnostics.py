@@ -6,7 +6,17 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from tritoncfg.text.edits import Edit
 from tritoncfg.text.span import Span
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    """Edits that resolve a diagnostic. Safe fixes keep behaviour; unsafe ones may change it."""
+
+    description: str
+    edits: tuple[Edit, ...]
+    safe: bool = True
 
 
 class Severity(str, Enum):
@@ -37,6 +47,7 @@ class Diagnostic:
     span: Span
     model: str | None = None
     triton: TritonVerdict | None = None
+    fix: Fix | None = None
 
     @property
     def sort_key(self) -> tuple[str, int, int, str]:

@@ -7,7 +7,7 @@ parsed only when a check asks for them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,12 +36,16 @@ class LoadedModel:
         return self.config is not None and self.config.ok
 
 
-def load_model(model: ModelDir, repository: Repository) -> LoadedModel:
+def load_model(
+    model: ModelDir, repository: Repository, overrides: Mapping[str, str] | None = None
+) -> LoadedModel:
+    """Read and parse a model's config; `overrides` (path -> text) stand in for files on disk."""
     loaded = LoadedModel(model, repository)
     if not model.config_exists:
         return loaded
+    override = overrides.get(str(model.config_path)) if overrides else None
     try:
-        text = model.read_config()
+        text = override if override is not None else model.read_config()
     except RepositoryError as error:
         loaded.read_error = error
         return loaded
@@ -53,6 +57,7 @@ def load_model(model: ModelDir, repository: Repository) -> LoadedModel:
 class Workspace:
     repositories: tuple[Repository, ...]
     models: list[LoadedModel]  # the selected models, in repository then name order
+    overrides: Mapping[str, str] = field(default_factory=dict)
     _peers: dict[tuple[Path, str], LoadedModel | None] = field(default_factory=dict)
 
     def peer(self, model: LoadedModel, name: str) -> LoadedModel | None:
@@ -65,12 +70,19 @@ class Workspace:
             )
             if found is None:
                 target = model.repository.model(name)
-                found = None if target is None else load_model(target, model.repository)
+                found = (
+                    None if target is None else load_model(target, model.repository, self.overrides)
+                )
             self._peers[key] = found
         return self._peers[key]
 
 
-def load(paths: Iterable[Path | str], *, config_name: str | None = None) -> Workspace:
+def load(
+    paths: Iterable[Path | str],
+    *,
+    config_name: str | None = None,
+    overrides: Mapping[str, str] | None = None,
+) -> Workspace:
     repositories = discover_many(list(paths), config_name=config_name)
-    models = [load_model(m, repo) for repo in repositories for m in repo.models]
-    return Workspace(repositories, models)
+    models = [load_model(m, repo, overrides) for repo in repositories for m in repo.models]
+    return Workspace(repositories, models, dict(overrides or {}))

@@ -10,7 +10,7 @@ from tritoncfg.api import lint
 from tritoncfg.checks.selection import PathFilters, RuleSelection
 from tritoncfg.diagnostics import Severity
 
-BATCHING = 'backend: "python"\nmax_batch_size: 8{comment}\n'
+BATCHING = 'name: "m"\nbackend: "python"\nmax_batch_size: 8{comment}\n'
 
 
 def _lint(
@@ -25,7 +25,7 @@ def _lint(
 
 
 def test_unsuppressed_finding_is_reported(tmp_path: Path) -> None:
-    assert ("TC903", 2) in _lint(tmp_path, BATCHING.format(comment=""))
+    assert ("TC903", 3) in _lint(tmp_path, BATCHING.format(comment=""))
 
 
 def test_noqa_with_code_at_end_of_line(tmp_path: Path) -> None:
@@ -34,7 +34,7 @@ def test_noqa_with_code_at_end_of_line(tmp_path: Path) -> None:
 
 
 def test_noqa_on_the_line_before(tmp_path: Path) -> None:
-    config = 'backend: "python"\n# tritoncfg: noqa: TC903\nmax_batch_size: 8\n'
+    config = 'name: "m"\nbackend: "python"\n# tritoncfg: noqa: TC903\nmax_batch_size: 8\n'
     assert not [c for c, _ in _lint(tmp_path, config) if c in ("TC903", "TC010")]
 
 
@@ -50,19 +50,19 @@ def test_file_level_noqa(tmp_path: Path) -> None:
 
 def test_noqa_for_another_code_does_not_suppress_and_is_unused(tmp_path: Path) -> None:
     found = _lint(tmp_path, BATCHING.format(comment="  # tritoncfg: noqa TC901"))
-    assert ("TC903", 2) in found
-    assert ("TC010", 2) in found
+    assert ("TC903", 3) in found
+    assert ("TC010", 3) in found
 
 
 def test_unknown_code_in_noqa(tmp_path: Path) -> None:
     found = _lint(tmp_path, BATCHING.format(comment="  # tritoncfg: noqa TC903, TC999"))
-    assert ("TC011", 2) in found
+    assert ("TC011", 3) in found
     assert "TC903" not in [c for c, _ in found]
 
 
 def test_unused_bare_noqa(tmp_path: Path) -> None:
-    config = 'backend: "python"  # tritoncfg: noqa\n'
-    assert ("TC010", 1) in _lint(tmp_path, config)
+    config = 'name: "m"\nbackend: "python"  # tritoncfg: noqa\n'
+    assert ("TC010", 2) in _lint(tmp_path, config)
 
 
 def test_select_by_prefix_and_ignore_by_name(tmp_path: Path) -> None:

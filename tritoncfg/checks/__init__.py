@@ -10,9 +10,14 @@ from __future__ import annotations
 
 # importing a family module registers its rules
 from tritoncfg.checks import (  # noqa: F401
+    backend,
     batching,
     ensemble,
+    ensemble_deps,
+    ensemble_flow,
+    ensemble_xmodel,
     instance_group,
+    instance_group_settings,
     io,
     io_batch,
     io_features,
@@ -23,11 +28,13 @@ from tritoncfg.checks import (  # noqa: F401
     parse,
     platform,
     practice,
+    python_backend,
     sequence,
     sequence_state,
     sequence_state_data,
     sequence_values,
     suppress,
+    version_policy,
     warmup,
     warmup_request,
 )

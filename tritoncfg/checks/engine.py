@@ -26,6 +26,7 @@ def _diagnostic(rule: Rule, finding: Finding, path: str, model: str | None) -> D
         span=finding.span,
         model=model,
         triton=triton,
+        fix=finding.fix,
     )
 
 

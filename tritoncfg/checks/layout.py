@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule, repository_rule
-from tritoncfg.diagnostics import Severity
+from tritoncfg.diagnostics import Fix, Severity
+from tritoncfg.text.edits import Edit
 from tritoncfg.repository import IssueKind, Repository
 from tritoncfg.workspace import LoadedModel
 
@@ -214,6 +215,7 @@ def ignored_version_directory(model: LoadedModel, ctx: CheckContext) -> Iterator
     severity=Severity.ERROR,
     summary="The config's name differs from the model directory's name.",
     phase="NAME",
+    fixable=True,
 )
 def directory_name_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -244,6 +246,11 @@ def directory_name_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[F
         yield Finding(
             f"name \"{name}\" does not match the directory '{model.name}'; Triton requires them to be equal",
             at(model, "name", value=True),
+            fix=Fix(
+                f'rename the model to "{model.name}"',
+                (Edit(at(model, "name", value=True), f'"{model.name}"'),),
+                safe=False,  # clients address the model by this name
+            ),
             triton_message=f"unexpected directory name '{model.name}' for model '{name}', "
             "directory name must equal model name",
         )

@@ -7,7 +7,11 @@ from collections.abc import Iterator
 
 from tritoncfg.checks.registry import CheckContext, Finding, model_rule
 from tritoncfg.diagnostics import Severity
-from tritoncfg.text.bind import ErrorKind
+from tritoncfg.diagnostics import Fix
+from tritoncfg.text.bind import ErrorKind, TextError
+from tritoncfg.text.edits import Edit, delete_field
+from tritoncfg.text.printer import printed_value
+from tritoncfg.text.tree import Field, iter_fields
 from tritoncfg.workspace import LoadedModel
 
 PHASE = "PARSE"
@@ -27,7 +31,30 @@ def _errors(model: LoadedModel, kind: ErrorKind) -> Iterator[Finding]:
         message = error.message
         if error.suggestion is not None:
             message += f' Did you mean "{error.suggestion}"?'
-        yield Finding(message, error.span, triton_message=_triton_message(model))
+        yield Finding(message, error.span, triton_message=_triton_message(model), fix=_fix(model, error))
+
+
+def _fix(model: LoadedModel, error: TextError) -> Fix | None:
+    """Renames to the schema's suggestion, and removal of a repeated identical field."""
+    if error.suggestion is not None and error.kind == "unknown-enum-value":
+        return Fix(f"rename to {error.suggestion}", (Edit(error.span, error.suggestion),))
+    if error.suggestion is not None and error.kind == "unknown-field":
+        # a different field may mean something else: the user must agree
+        return Fix(f"rename to {error.suggestion}", (Edit(error.span, error.suggestion),), safe=False)
+    if error.kind == "duplicate-field" and model.config is not None and model.config.document is not None:
+        return _drop_identical_duplicate(model.config.source, model.config.document.fields, error)
+    return None
+
+
+def _drop_identical_duplicate(source: str, fields: list[Field], error: TextError) -> Fix | None:
+    for siblings, node in iter_fields(fields):
+        if node.name_span != error.span:
+            continue
+        first = next(f for f in siblings if f.name == node.name)
+        if first is not node and printed_value(first.value) == printed_value(node.value):
+            return Fix(f"remove the repeated {node.name}", (delete_field(source, node),))
+        return None
+    return None
 
 
 @model_rule(
@@ -69,6 +96,7 @@ def text_format_syntax_error(model: LoadedModel, ctx: CheckContext) -> Iterator[
     summary="A field name that the model configuration schema does not have.",
     phase=PHASE,
     needs_valid_config=False,
+    fixable=True,
 )
 def unknown_field(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -100,6 +128,7 @@ def unknown_field(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     summary="A non-repeated field is given twice.",
     phase=PHASE,
     needs_valid_config=False,
+    fixable=True,
 )
 def duplicate_field(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -115,8 +144,11 @@ def duplicate_field(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     ## Example
     ```pbtxt
     max_batch_size: 8
-    max_batch_size: 16
+    max_batch_size: 8
     ```
+
+    With `--fix`, a field repeated with the same value is removed (comments stay); with two
+    different values you must choose.
 
     ## Fix
     ```pbtxt
@@ -167,6 +199,7 @@ def oneof_conflict(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     summary="An enum name that does not exist (e.g. TYPE_FLOAT32, KIND_GPUS).",
     phase=PHASE,
     needs_valid_config=False,
+    fixable=True,
 )
 def unknown_enum_value(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

@@ -9,8 +9,9 @@ from collections.abc import Iterator
 
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
 from tritoncfg.complete.autofill import TENSORRT_PLAN
-from tritoncfg.diagnostics import Severity
+from tritoncfg.diagnostics import Fix, Severity
 from tritoncfg.schema import ModelInstanceGroup
+from tritoncfg.text.edits import Edit, insert_before
 from tritoncfg.text.tree import Block, Field, ListValue, Scalar
 from tritoncfg.workspace import LoadedModel
 
@@ -109,11 +110,19 @@ def preferred_batch_sizes_unsorted(model: LoadedModel, ctx: CheckContext) -> Ite
     if model.config is None:
         return
     sizes = list(model.config.message.dynamic_batching.preferred_batch_size)
-    if sizes != sorted(set(sizes)):
-        yield Finding(
-            f"preferred_batch_size {sizes} is not strictly increasing; write it as {sorted(set(sizes))}",
-            at(model, "dynamic_batching", "preferred_batch_size"),
-        )
+    wanted = sorted(set(sizes))
+    if sizes == wanted:
+        return
+    fix = None
+    location = model.config.location(("dynamic_batching", "preferred_batch_size"))
+    if location is not None and isinstance(location.field.value, ListValue):
+        text = "[ " + ", ".join(str(size) for size in wanted) + " ]"
+        fix = Fix("sort and deduplicate the sizes", (Edit(location.field.value.span, text),))
+    yield Finding(
+        f"preferred_batch_size {sizes} is not strictly increasing; write it as {wanted}",
+        at(model, "dynamic_batching", "preferred_batch_size"),
+        fix=fix,
+    )
 
 
 @model_rule(
@@ -438,3 +447,40 @@ def preferred_batch_size_above_queue_size(
                 f"{queue}; raise the queue size or lower the preferred size",
                 at(model, "dynamic_batching", "preferred_batch_size", i, value=True),
             )
+
+
+@model_rule(
+    "TC913",
+    "config-without-name",
+    severity=Severity.INFO,
+    summary="The config has no name; Triton takes the directory's.",
+    phase=PHASE,
+    fixable=True,
+)
+def config_without_name(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    Notes a config without `name`, and with `--fix` writes the directory's name into it.
+
+    ## Why it matters
+    Triton fills the name from the directory, so a copied or renamed directory silently becomes
+    another model name; written down, a mismatch is reported (TC107) instead.
+
+    ## Example
+    ```pbtxt
+    backend: "python"
+    ```
+
+    ## Fix
+    ```pbtxt
+    name: "m"
+    backend: "python"
+    ```
+    """
+    config = model.config
+    if config is None or config.document is None or config.message.name:
+        return
+    fields = config.document.fields
+    edit = insert_before(fields[0], f'name: "{model.name}"\n') if fields else None
+    fix = Fix(f'add name: "{model.name}"', (edit,)) if edit is not None else None
+    yield Finding(f'the config has no name; Triton uses the directory\'s, "{model.name}"', fix=fix)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Literal
 
 from tritoncfg.complete import Completion, complete_core
-from tritoncfg.diagnostics import Severity
+from tritoncfg.diagnostics import Fix, Severity
 from tritoncfg.repository import Repository
 from tritoncfg.schema import ModelConfig
 from tritoncfg.text.span import FILE_START, Span
@@ -40,6 +40,7 @@ class Finding:
     triton_message: str | None = None
     severity: Severity | None = None  # overrides the rule's (e.g. info when host facts are unknown)
     phase: str | None = None  # overrides the rule's Triton phase (e.g. VALIDATE_IO in strict mode)
+    fix: Fix | None = None  # edits to the config file that resolve it (--fix)
 
 
 @dataclass(slots=True)

@@ -1,3 +1,397 @@
-"""Rules of this family (see docs/architecture.md for the code ranges)."""
+"""TC70x: INSTANCE. Model warmup samples as `TritonModelInstance::GenerateWarmupData` builds them,
+once per non-passive instance (spec §11: TV180-TV184); `warmup_request.py` has the checks of the
+requests against the config inputs. Data files are looked up in the repository model, never read."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from tritoncfg.checks.parameters import exists_in_model_dir, is_ensemble
+from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.diagnostics import Severity
+from tritoncfg.repository import WARMUP_DIRNAME
+from tritoncfg.schema import DataType, ModelConfig, ModelWarmup
+from tritoncfg.workspace import LoadedModel
+
+PHASE = "INSTANCE"
+REQUEST = "[request id: <id_unknown>] "  # InferenceRequest::LogRequest() of a warmup request
+INT64_MAX = 2**63 - 1
+WILDCARD, INVALID, OVERFLOW = -1, -2, -3  # triton::common::{WILDCARD,INVALID,OVERFLOW}_SIZE
+_TYPE_BYTES = {
+    **dict.fromkeys(("TYPE_BOOL", "TYPE_UINT8", "TYPE_INT8"), 1),
+    **dict.fromkeys(("TYPE_UINT16", "TYPE_INT16", "TYPE_FP16", "TYPE_BF16"), 2),
+    **dict.fromkeys(("TYPE_UINT32", "TYPE_INT32", "TYPE_FP32"), 4),
+    **dict.fromkeys(("TYPE_UINT64", "TYPE_INT64", "TYPE_FP64"), 8),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class WarmupInput:
+    """One warmup input of one sample, with its path in the config for spans."""
+
+    sample: int
+    name: str
+    spec: ModelWarmup.Input
+
+    @property
+    def path(self) -> tuple[str | int, ...]:
+        return ("model_warmup", self.sample, "inputs", self.name)
+
+    @property
+    def data_type(self) -> str:
+        return DataType.Name(self.spec.data_type)
+
+
+def protocol_name(data_type: int) -> str:
+    """`triton::common::DataTypeToProtocolString`: FP32, INT32, BYTES, ..."""
+    name = DataType.Name(data_type)
+    if name == "TYPE_INVALID":
+        return "<invalid>"
+    return "BYTES" if name == "TYPE_STRING" else name.removeprefix("TYPE_")
+
+
+def dims_text(dims: list[int]) -> str:
+    """`triton::common::DimsListToString`: `[1,-1,3]`."""
+    return "[" + ",".join(str(d) for d in dims) + "]"
+
+
+def element_count(dims: list[int]) -> int:
+    """`triton::common::GetElementCount`: the first negative dim decides (-1 wildcard, else invalid)."""
+    count = 0
+    for i, dim in enumerate(dims):
+        if dim == -1:
+            return WILDCARD
+        if dim < 0:
+            return INVALID
+        if i == 0:
+            count = dim
+        elif dim != 0 and count > INT64_MAX // dim:
+            return OVERFLOW
+        else:
+            count *= dim
+    return count
+
+
+def byte_size(entry: WarmupInput) -> int | str:
+    """Core's `GetByteSize(dtype, dims, name)`: the size, WILDCARD, or Triton's error text."""
+    dims, name = list(entry.spec.dims), entry.name
+    if entry.data_type == "TYPE_STRING":
+        count = element_count(dims)
+        if count == INVALID:
+            return f"tensor '{name}' contains an invalid dimension in shape {dims_text(dims)}"
+        if count == OVERFLOW:
+            return f"element count for tensor '{name}' exceeds maximum size of {INT64_MAX}"
+        if count != WILDCARD and count > INT64_MAX // 4:
+            return f"byte size for tensor '{name}' exceeds maximum size of {INT64_MAX}"
+        return count if count == WILDCARD else 4 * count
+    size = _TYPE_BYTES.get(entry.data_type, 0)
+    if size == 0:
+        return WILDCARD  # an unset type is "variable size" (TV181's misleading message)
+    count = element_count(dims)
+    if count == INVALID:
+        return f"tensor '{name}' contains an invalid dimension {dims_text(dims)}"
+    if count == OVERFLOW or count > INT64_MAX // size:
+        return f"byte size for tensor '{name}' exceeds maximum size of {INT64_MAX}"
+    return count if count == WILDCARD else count * size
+
+
+def runs_warmup(config: ModelConfig) -> bool:
+    """Warmup runs per non-passive instance; ensembles have none (TV067 rejects their warmup)."""
+    if is_ensemble(config):
+        return False
+    groups = config.instance_group
+    return not groups or any(not g.passive for g in groups)  # no group: TN11 adds one
+
+
+def warmup_inputs(model: LoadedModel, ctx: CheckContext) -> Iterator[WarmupInput]:
+    """The inputs of every sample Triton generates (a `batch_size: 0` sample is skipped)."""
+    config = ctx.config(model)
+    if not runs_warmup(config):
+        return
+    for i, sample in enumerate(config.model_warmup):
+        if sample.batch_size == 0:
+            continue
+        entries = [WarmupInput(i, name, spec) for name, spec in sample.inputs.items()]
+        yield from sorted(entries, key=lambda e: at(model, *e.path))  # in source order
+
+
+def usable(entry: WarmupInput) -> bool:
+    """The input got past the first pass (TV181/TV182), so later checks are meaningful."""
+    size = byte_size(entry)
+    return not isinstance(size, str) and size != WILDCARD
+
+
+@model_rule(
+    "TC701",
+    "warmup-sample-skipped",
+    severity=Severity.WARNING,
+    summary="A warmup sample with batch_size 0 (or unset) is silently skipped.",
+    phase=PHASE,
+)
+def warmup_sample_skipped(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    Reports a `model_warmup` sample whose `batch_size` is 0 or not written.
+
+    ## Why it matters
+    Triton skips such a sample without a word (only `--log-verbose=1` shows `Skipping batch 0
+    warmup sample '<name>'`), so the model is never warmed up and the sample's other mistakes
+    never show. `batch_size` is the number of warmup requests, not a batch dimension.
+
+    ## Example
+    ```pbtxt
+    backend: "python"
+    max_batch_size: 0
+    input [ { name: "X" data_type: TYPE_FP32 dims: [ 4 ] } ]
+    output [ { name: "Y" data_type: TYPE_FP32 dims: [ 4 ] } ]
+    model_warmup [ { name: "w" inputs { key: "X" value { data_type: TYPE_FP32 dims: [ 4 ] zero_data: true } } } ]
+    ```
+
+    ## Fix
+    ```pbtxt
+    backend: "python"
+    max_batch_size: 0
+    input [ { name: "X" data_type: TYPE_FP32 dims: [ 4 ] } ]
+    output [ { name: "Y" data_type: TYPE_FP32 dims: [ 4 ] } ]
+    model_warmup [ { name: "w" batch_size: 1 inputs { key: "X" value { data_type: TYPE_FP32 dims: [ 4 ] zero_data: true } } } ]
+    ```
+    """
+    config = ctx.config(model)
+    if not runs_warmup(config):
+        return
+    for i, sample in enumerate(config.model_warmup):
+        if sample.batch_size == 0:
+            yield Finding(
+                f"warmup sample '{sample.name}' has batch_size 0, so Triton skips it silently; "
+                "set batch_size to the number of warmup requests to send (e.g. 1)",
+                at(model, "model_warmup", i, "batch_size", value=True),
+            )
+
+
+@model_rule(
+    "TC702",
+    "warmup-input-variable-size",
+    severity=Severity.ERROR,
+    summary="A warmup input has a -1 dim or no data_type, so its size is unknown.",
+    phase=PHASE,
+)
+def warmup_input_variable_size(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    Reports a warmup input with a `-1` dimension, or with no `data_type` (which Triton also
+    treats as variable-size, hence its misleading message).
+
+    ## Why it matters
+    Warmup data must have a fixed size. Triton fails every instance: `warmup setting expects
+    all variable-size dimensions are specified for input '<name>'`. (Releases before core's
+    2026 size-safety rework sized an untyped input as INT32 and failed later, on its type.)
+
+    ## Example
+    ```pbtxt
+    backend: "python"
+    max_batch_size: 0
+    input [ { name: "X" data_type: TYPE_FP32 dims: [ -1 ] } ]
+    output [ { name: "Y" data_type: TYPE_FP32 dims: [ -1 ] } ]
+    model_warmup [ { name: "w" batch_size: 1 inputs { key: "X" value { dims: [ 4 ] zero_data: true } } } ]
+    ```
+
+    ## Fix
+    ```pbtxt
+    backend: "python"
+    max_batch_size: 0
+    input [ { name: "X" data_type: TYPE_FP32 dims: [ -1 ] } ]
+    output [ { name: "Y" data_type: TYPE_FP32 dims: [ -1 ] } ]
+    model_warmup [ { name: "w" batch_size: 1 inputs { key: "X" value { data_type: TYPE_FP32 dims: [ 4 ] zero_data: true } } } ]
+    ```
+    """
+    for entry in warmup_inputs(model, ctx):
+        if byte_size(entry) != WILDCARD:
+            continue
+        dims = list(entry.spec.dims)
+        if entry.data_type == "TYPE_INVALID":
+            why, span = "has no data_type", at(model, *entry.path, "value")
+            fix = "set data_type (the config input's type)"
+        else:
+            why = "has a variable-size (-1) dimension"
+            span = at(model, *entry.path, "value", "dims", dims.index(-1), value=True)
+            fix = "give every dimension a concrete size"
+        yield Finding(
+            f"warmup input '{entry.name}' {why}, so Triton cannot size its data; {fix}",
+            span,
+            triton_message="warmup setting expects all variable-size dimensions are specified "
+            f"for input '{entry.name}'",
+        )
+
+
+@model_rule(
+    "TC703",
+    "warmup-input-invalid-dims",
+    severity=Severity.ERROR,
+    summary="A warmup input has a negative dim other than -1, or a size beyond int64.",
+    phase=PHASE,
+)
+def warmup_input_invalid_dims(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    Reports a warmup input whose `dims` hold a negative value other than `-1`, or whose element
+    count or byte size does not fit in int64.
+
+    ## Why it matters
+    Triton fails every instance with `tensor '<name>' contains an invalid dimension [<dims>]`
+    (`... invalid dimension in shape [<dims>]` for TYPE_STRING), or `byte size for tensor
+    '<name>' exceeds maximum size of 9223372036854775807`.
+
+    ## Example
+    ```pbtxt
+    backend: "python"
+    max_batch_size: 0
+    input [ { name: "X" data_type: TYPE_FP32 dims: [ 4 ] } ]
+    output [ { name: "Y" data_type: TYPE_FP32 dims: [ 4 ] } ]
+    model_warmup [ { name: "w" batch_size: 1 inputs { key: "X" value { data_type: TYPE_FP32 dims: [ -4 ] zero_data: true } } } ]
+    ```
+
+    ## Fix
+    ```pbtxt
+    backend: "python"
+    max_batch_size: 0
+    input [ { name: "X" data_type: TYPE_FP32 dims: [ 4 ] } ]
+    output [ { name: "Y" data_type: TYPE_FP32 dims: [ 4 ] } ]
+    model_warmup [ { name: "w" batch_size: 1 inputs { key: "X" value { data_type: TYPE_FP32 dims: [ 4 ] zero_data: true } } } ]
+    ```
+    """
+    for entry in warmup_inputs(model, ctx):
+        problem = byte_size(entry)
+        if not isinstance(problem, str):
+            continue
+        dims = list(entry.spec.dims)
+        bad = next((i for i, d in enumerate(dims) if d < -1), None)
+        span = at(model, *entry.path, "value", "dims", *(() if bad is None else (bad,)), value=True)
+        what = (
+            f"dimension {dims[bad]} is invalid (only -1 may be negative, and warmup needs none)"
+            if bad is not None
+            else "its size does not fit in a 64-bit integer"
+        )
+        yield Finding(
+            f"warmup input '{entry.name}' has dims {dims_text(dims)}: {what}; use positive sizes",
+            span,
+            triton_message=problem,
+        )
+
+
+@model_rule(
+    "TC704",
+    "warmup-input-no-data",
+    severity=Severity.ERROR,
+    summary="A warmup input sets none of zero_data, random_data or input_data_file.",
+    phase=PHASE,
+)
+def warmup_input_no_data(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    Reports a warmup input that says nothing about its data.
+
+    ## Why it matters
+    Triton fails every instance: `[request id: <id_unknown>] warmup setting expects input
+    '<name>' to have input_data_type set`.
+
+    ## Example
+    ```pbtxt
+    backend: "python"
+    max_batch_size: 0
+    input [ { name: "X" data_type: TYPE_FP32 dims: [ 4 ] } ]
+    output [ { name: "Y" data_type: TYPE_FP32 dims: [ 4 ] } ]
+    model_warmup [ { name: "w" batch_size: 1 inputs { key: "X" value { data_type: TYPE_FP32 dims: [ 4 ] } } } ]
+    ```
+
+    ## Fix
+    ```pbtxt
+    backend: "python"
+    max_batch_size: 0
+    input [ { name: "X" data_type: TYPE_FP32 dims: [ 4 ] } ]
+    output [ { name: "Y" data_type: TYPE_FP32 dims: [ 4 ] } ]
+    model_warmup [ { name: "w" batch_size: 1 inputs { key: "X" value { data_type: TYPE_FP32 dims: [ 4 ] random_data: true } } } ]
+    ```
+    """
+    for entry in warmup_inputs(model, ctx):
+        if entry.spec.WhichOneof("input_data_type") is None:
+            yield Finding(
+                f"warmup input '{entry.name}' has no data: set zero_data: true, random_data: true "
+                "or input_data_file",
+                at(model, *entry.path, "value"),
+                triton_message=f"{REQUEST}warmup setting expects input '{entry.name}' "
+                "to have input_data_type set",
+            )
+
+
+def _file_state(model: LoadedModel, name: str) -> bool | None:
+    """Whether `warmup/<name>` exists; None when it lies outside the model directory (tritoncfg
+    does not look there)."""
+    target = model.dir.resolve(f"{WARMUP_DIRNAME}/{name}")
+    return None if target is None else exists_in_model_dir(model, target)
+
+
+def warmup_file_path(model: LoadedModel, name: str) -> str:
+    """The path Triton opens: `JoinPath({model_dir, "warmup", file})`."""
+    base = f"{model.dir.path}/{WARMUP_DIRNAME}"
+    return base + name if name.startswith("/") else f"{base}/{name}"
+
+
+@model_rule(
+    "TC705",
+    "warmup-data-file-missing",
+    severity=Severity.ERROR,
+    summary="A warmup input_data_file is not in the model's warmup/ directory.",
+    phase=PHASE,
+)
+def warmup_data_file_missing(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    Reports an `input_data_file` that does not exist under `<model>/warmup/` (the path is
+    relative to that directory, not to the version directory or the model directory).
+
+    ## Why it matters
+    Triton fails every instance: `failed to open text file for read
+    <model_dir>/warmup/<file>: No such file or directory`.
+
+    ## Example
+    ```pbtxt
+    backend: "python"
+    max_batch_size: 0
+    input [ { name: "X" data_type: TYPE_FP32 dims: [ 4 ] } ]
+    output [ { name: "Y" data_type: TYPE_FP32 dims: [ 4 ] } ]
+    model_warmup [ { name: "w" batch_size: 1 inputs { key: "X" value { data_type: TYPE_FP32 dims: [ 4 ] input_data_file: "x.bin" } } } ]
+    ```
+
+    ## Fix
+    Put the raw tensor bytes in `m/warmup/x.bin` (16 bytes here), or use `zero_data: true`:
+    ```pbtxt
+    backend: "python"
+    max_batch_size: 0
+    input [ { name: "X" data_type: TYPE_FP32 dims: [ 4 ] } ]
+    output [ { name: "Y" data_type: TYPE_FP32 dims: [ 4 ] } ]
+    model_warmup [ { name: "w" batch_size: 1 inputs { key: "X" value { data_type: TYPE_FP32 dims: [ 4 ] zero_data: true } } } ]
+    ```
+    """
+    for entry in warmup_inputs(model, ctx):
+        if entry.spec.WhichOneof("input_data_type") != "input_data_file" or not usable(entry):
+            continue
+        name = entry.spec.input_data_file
+        span = at(model, *entry.path, "value", "input_data_file", value=True)
+        state = _file_state(model, name) if name else False
+        if state is None:
+            yield Finding(
+                f"warmup file '{name}' of input '{entry.name}' lies outside the model directory; "
+                "tritoncfg does not check it there. Keep warmup data in the model's warmup/",
+                span,
+                severity=Severity.INFO,
+            )
+        elif not state:
+            path = warmup_file_path(model, name)
+            yield Finding(
+                f"warmup file '{name}' of input '{entry.name}' not found: Triton reads "
+                f"{Path(path)}; put the file in the model's warmup/ directory",
+                span,
+                triton_message=f"failed to open text file for read {path}: No such file or directory",
+            )

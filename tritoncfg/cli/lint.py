@@ -122,6 +122,18 @@ def lint_command(
     isolated: Annotated[
         bool, typer.Option("--isolated", help="Ignore configuration files.")
     ] = False,
+    apply_fixes: Annotated[
+        bool, typer.Option("--fix", help="Apply safe fixes (atomic writes; comments kept).")
+    ] = False,
+    unsafe_fixes: Annotated[
+        bool, typer.Option("--unsafe-fixes", help="Also apply fixes that may change behaviour.")
+    ] = False,
+    show_diff: Annotated[
+        bool,
+        typer.Option(
+            "--diff", help="Show the fixes as a unified diff; change nothing (exit 1 if any)."
+        ),
+    ] = False,
     color: Annotated[Color, typer.Option(help="Colour in text output.")] = Color.auto,
 ) -> None:
     """Check configs the way Triton loads them, and report every problem with file:line:col.
@@ -131,6 +143,7 @@ def lint_command(
     """
     from tritoncfg.api import lint
     from tritoncfg.checks import LintOptions
+    from tritoncfg.checks.registry import TritonMode
     from tritoncfg.checks.selection import (
         PathFilters,
         RuleSelection,
@@ -144,7 +157,9 @@ def lint_command(
         settings = load_settings(paths[0], config=config, isolated=isolated)
     except SettingsError as exc:
         fail(str(exc))
-    mode = triton_mode.value if triton_mode is not None else settings.get("triton-mode", "default")
+    mode: TritonMode = (
+        "strict" if (triton_mode or settings.get("triton-mode")) == "strict" else "default"
+    )
     configured_backend_dir = settings.get("backend-dir")
     options = LintOptions(
         triton_mode=mode,
@@ -175,7 +190,13 @@ def lint_command(
             check_selectors(selectors)
     except SelectorError as exc:
         fail(str(exc))
-    result = lint(paths, options, selection, filters)
+    if apply_fixes or show_diff:
+        result = _fix(paths, options, selection, filters, unsafe=unsafe_fixes, diff_only=show_diff)
+        if show_diff:
+            raise typer.Exit(EXIT_FINDINGS if result else EXIT_OK)
+        assert not isinstance(result, bool)
+    else:
+        result = lint(paths, options, selection, filters)
     _render(output_format, result, quiet=quiet, color=color, statistics=statistics)
     strict_exit = (
         warnings_as_errors
@@ -188,10 +209,57 @@ def lint_command(
     raise typer.Exit(EXIT_FINDINGS if failing else EXIT_OK)
 
 
+def _fix(
+    paths: list[Path], options: Any, selection: Any, filters: Any, *, unsafe: bool, diff_only: bool
+) -> Any:
+    """Apply fixes (or print them as a diff). Returns the lint of the fixed files, or, with
+    `diff_only`, whether anything would change."""
+    import difflib
+
+    from tritoncfg.atomic import write_atomic
+    from tritoncfg.fixer import fix
+
+    outcome = fix(paths, options, selection, filters, unsafe=unsafe)
+    for path in outcome.changed:
+        if diff_only:
+            before, after = outcome.before[path], outcome.after[path]
+            sys.stdout.writelines(
+                difflib.unified_diff(before.splitlines(True), after.splitlines(True), path, path)
+            )
+        else:
+            write_atomic(Path(path), outcome.after[path])
+    if diff_only:
+        return bool(outcome.changed)
+    remaining = sum(1 for d in outcome.result.diagnostics if d.fix is not None)
+    hint = f"; {remaining} more with --unsafe-fixes" if remaining and not unsafe else ""
+    fixed, files = len(outcome.applied), len(outcome.changed)
+    sys.stderr.write(
+        f"Fixed {fixed} finding{'s' if fixed != 1 else ''} in {files} file{'s' if files != 1 else ''}{hint}.\n"
+    )
+    return outcome.result
+
+
+def _relative(result: Any) -> None:
+    """Paths under the working directory are shown relative to it, as ruff and git do."""
+    import dataclasses
+    import os
+
+    cwd = Path.cwd()
+
+    def show(path: str) -> str:
+        return os.path.relpath(path, cwd) if Path(path).is_relative_to(cwd) else path
+
+    result.diagnostics = [dataclasses.replace(d, path=show(d.path)) for d in result.diagnostics]
+    result.sources = {show(p): text for p, text in result.sources.items()}
+    result.file_paths = [show(p) for p in result.file_paths]
+
+
 def _render(
     output_format: OutputFormat, result: Any, *, quiet: bool, color: Color, statistics: bool
 ) -> None:
     out = sys.stdout
+    if output_format is not OutputFormat.sarif:
+        _relative(result)
     if output_format is OutputFormat.json:
         from tritoncfg.report.json import render_json
 

@@ -130,3 +130,16 @@ def _comments_of_value(value: Value) -> Iterator[Comment]:
             if item.trailing is not None:
                 yield item.trailing
         yield from value.end_comments
+
+
+def iter_fields(fields: list[Field]) -> Iterator[tuple[list[Field], Field]]:
+    """Every field of a tree with the list (block) that holds it, depth first."""
+    for node in fields:
+        yield fields, node
+        value = node.value
+        if isinstance(value, Block):
+            yield from iter_fields(value.fields)
+        elif isinstance(value, ListValue):
+            for item in value.items:
+                if isinstance(item.value, Block):
+                    yield from iter_fields(item.value.fields)

@@ -1,0 +1,203 @@
+"""TC120-TC125: backend library resolution (spec §10 TV160-TV164, TN04) and the python backend's
+model file, with and without `--backend-dir`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lintkit import lint_config, lint_repo, make_model
+
+from tritoncfg.diagnostics import Diagnostic
+
+
+def found(diagnostics: list[Diagnostic], code: str) -> list[tuple[str, str, str | None]]:
+    """(line:col, severity, Triton's message) of each diagnostic with `code`."""
+    return [
+        (str(d.span), d.severity.value, d.triton.message if d.triton else None)
+        for d in diagnostics
+        if d.code == code
+    ]
+
+
+def backends(root: Path, *names: str, python_based: tuple[str, ...] = ()) -> Path:
+    """A --backend-dir with empty libraries (and Python-based backends' model.py)."""
+    for name in names:
+        (root / name).mkdir(parents=True, exist_ok=True)
+        (root / name / f"libtriton_{name}.so").write_text("")
+    for name in python_based:
+        (root / name).mkdir(parents=True, exist_ok=True)
+        (root / name / "model.py").write_text("")
+    return root
+
+
+NOT_FOUND = "unable to find backend library for backend 'unknown', try specifying runtime on the model configuration."
+
+
+def test_backend_library_not_found(tmp_path: Path) -> None:
+    # QA autofill_noplatform/custom/unknown_backend.unknown: the backend comes from the dir name
+    bdir = backends(tmp_path / "backends", "identity")
+    make_model(tmp_path / "repo", "unknown_backend.unknown", "", versions=("1",))
+    assert found(lint_repo(tmp_path / "repo", backend_dir=bdir), "TC120") == [
+        ("1:1", "error", NOT_FOUND)
+    ]
+
+
+def test_backend_library_unknown_host_is_an_info(tmp_path: Path) -> None:
+    config = 'backend: "unknown"\n'
+    assert found(lint_config(tmp_path, config, files={}), "TC120") == [("1:10", "info", NOT_FOUND)]
+    # a backend NGC containers ship is assumed present
+    assert not found(lint_config(tmp_path / "std", 'backend: "identity"\n', files={}), "TC120")
+
+
+def test_backend_library_found_passes(tmp_path: Path) -> None:
+    bdir = backends(tmp_path / "backends", "identity", python_based=("vllm",))
+    for backend in ("identity", "vllm"):
+        diagnostics = lint_config(
+            tmp_path / backend, f'backend: "{backend}"\n', files={}, backend_dir=bdir
+        )
+        assert not found(diagnostics, "TC120")
+    in_model = lint_config(
+        tmp_path / "own", 'backend: "mine"\n', files={"1/libtriton_mine.so": ""}, backend_dir=bdir
+    )
+    assert not found(in_model, "TC120")
+
+
+def test_runtime_library_not_found(tmp_path: Path) -> None:
+    # QA special_cases/invalid_runtime
+    bdir = backends(tmp_path / "backends", "identity")
+    config = 'backend: "identity"\nruntime: "__invalid_runtime__"\n'
+    diagnostics = lint_config(tmp_path, config, name="invalid_runtime", files={}, backend_dir=bdir)
+    model = tmp_path / "repo" / "invalid_runtime"
+    assert found(diagnostics, "TC121") == [
+        (
+            "2:10",
+            "error",
+            "unable to find backend library '__invalid_runtime__' for model 'invalid_runtime', "
+            f"searched: '{model}/1' '{model}' '{bdir}/identity' ",
+        )
+    ]
+
+
+def test_runtime_library_unknown_host_is_an_info(tmp_path: Path) -> None:
+    config = 'backend: "identity"\nruntime: "__invalid_runtime__"\n'
+    model = tmp_path / "repo" / "m"
+    assert found(lint_config(tmp_path, config, files={}), "TC121") == [
+        (
+            "2:10",
+            "info",
+            "unable to find backend library '__invalid_runtime__' for model 'm', "
+            f"searched: '{model}/1' '{model}' '/opt/tritonserver/backends/identity' ",
+        )
+    ]
+
+
+def test_runtime_library_found_passes(tmp_path: Path) -> None:
+    config = 'backend: "custom"\nruntime: "libcustom.so"\n'
+    assert not found(lint_config(tmp_path, config, files={"libcustom.so": ""}), "TC121")
+    bdir = backends(tmp_path / "backends", "identity")
+    std = 'backend: "identity"\nruntime: "libtriton_identity.so"\n'
+    assert not found(lint_config(tmp_path / "std", std, files={}, backend_dir=bdir), "TC121")
+
+
+def test_python_based_runtime_needs_the_python_backend(tmp_path: Path) -> None:
+    bdir = backends(tmp_path / "backends", "identity", python_based=("vllm",))
+    config = 'backend: "vllm"\nruntime: "model.py"\n'
+    (message,) = [
+        m for _, _, m in found(lint_config(tmp_path, config, files={}, backend_dir=bdir), "TC121")
+    ]
+    assert message is not None
+    assert message.startswith("unable to find backend library 'libtriton_python.so' for model 'm'")
+    assert message.endswith(f"'{bdir}/vllm' '{bdir}/python' ")
+
+
+def test_runtime_escapes_backend_directory(tmp_path: Path) -> None:
+    # QA special_cases/runtime_escape
+    config = 'backend: "identity"\nruntime: "../dummy_runtime/libtriton_identity.so"\n'
+    files = {"dummy_runtime/libtriton_identity.so": ""}
+    diagnostics = lint_config(tmp_path, config, name="runtime_escape", files=files)
+    model = tmp_path / "repo" / "runtime_escape"
+    assert found(diagnostics, "TC122") == [
+        (
+            "2:10",
+            "error",
+            "backend library name '../dummy_runtime/libtriton_identity.so' escapes backend "
+            f"directory '{model}/1', for model 'runtime_escape', check model config runtime field",
+        )
+    ]
+    assert not found(diagnostics, "TC121")
+
+
+def test_runtime_inside_its_directory_passes(tmp_path: Path) -> None:
+    config = 'backend: "identity"\nruntime: "sub/../libtriton_identity.so"\n'
+    assert not found(lint_config(tmp_path, config, files={}), "TC122")
+
+
+def test_python_based_backend_model_missing(tmp_path: Path) -> None:
+    bdir = backends(tmp_path / "backends", "python", python_based=("vllm",))
+    config = 'backend: "vlm"\nruntime: "model.py"\n'
+    assert found(lint_config(tmp_path, config, files={}, backend_dir=bdir), "TC123") == [
+        (
+            "2:10",
+            "error",
+            "unable to find Python backend based backend library 'model.py' for model 'm', "
+            f"searched: '{bdir}/vlm/model.py'",
+        )
+    ]
+    ok = 'backend: "vllm"\nruntime: "model.py"\n'
+    assert not found(lint_config(tmp_path / "ok", ok, files={}, backend_dir=bdir), "TC123")
+
+
+def test_repo_agent_not_found(tmp_path: Path) -> None:
+    config = 'backend: "python"\nmodel_repository_agents { agents [ { name: "nope" } ] }\n'
+    message = "unable to find 'libtritonrepoagent_nope.so' for repo agent 'nope', searched: "
+    assert found(lint_config(tmp_path / "a", config), "TC124") == [
+        ("2:44", "info", message + "/opt/tritonserver/repoagents")
+    ]
+    install = tmp_path / "tritonserver"
+    bdir = backends(install / "backends", "python")
+    (install / "repoagents" / "checksum").mkdir(parents=True)
+    (install / "repoagents" / "checksum" / "libtritonrepoagent_checksum.so").write_text("")
+    assert found(lint_config(tmp_path / "b", config, backend_dir=bdir), "TC124") == [
+        ("2:44", "error", message + str(install / "repoagents"))
+    ]
+    checksum = config.replace("nope", "checksum")
+    assert not found(lint_config(tmp_path / "c", checksum, backend_dir=bdir), "TC124")
+    assert not found(lint_config(tmp_path / "d", checksum), "TC124")
+
+
+def test_python_model_file_missing(tmp_path: Path) -> None:
+    config = 'backend: "python"\n'
+    diagnostics = lint_config(tmp_path, config, files={"1/model.py.bak": ""})
+    expected = tmp_path / "repo" / "m" / "1" / "model.py"
+    assert found(diagnostics, "TC125") == [
+        ("1:1", "error", f"Python model file not found in '{expected}'")
+    ]
+
+
+def test_python_model_file_named_by_default_model_filename(tmp_path: Path) -> None:
+    config = 'backend: "python"\ndefault_model_filename: "main.py"\n'
+    diagnostics = lint_config(tmp_path, config, files={"1/model.py": ""})
+    assert [(s, sev) for s, sev, _ in found(diagnostics, "TC125")] == [("2:25", "error")]
+    ok = lint_config(tmp_path / "ok", config, files={"1/main.py": ""})
+    assert not found(ok, "TC125")
+
+
+def test_python_model_file_only_for_loaded_versions(tmp_path: Path) -> None:
+    # the default policy loads the highest version only
+    make_model(tmp_path, "m", 'backend: "python"\n', files={"2/model.py": ""}, versions=("1", "2"))
+    assert not found(lint_repo(tmp_path), "TC125")
+    make_model(
+        tmp_path / "all",
+        "m",
+        'backend: "python"\nversion_policy { all {} }\n',
+        files={"2/model.py": ""},
+        versions=("1", "2"),
+    )
+    assert [m for _, _, m in found(lint_repo(tmp_path / "all"), "TC125")] == [
+        f"Python model file not found in '{tmp_path / 'all' / 'm' / '1' / 'model.py'}'"
+    ]
+
+
+def test_python_based_backends_need_no_model_file(tmp_path: Path) -> None:
+    config = 'backend: "vllm"\nruntime: "model.py"\n'
+    assert not found(lint_config(tmp_path, config, files={}), "TC125")

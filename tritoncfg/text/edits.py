@@ -1,0 +1,87 @@
+"""Text edits at syntax-tree spans: how fixes and generators change a file and keep the rest of it
+byte for byte, comments and layout included."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from tritoncfg.text.span import Span
+from tritoncfg.text.tree import Field
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """Replace the text of `span` with `text` (an empty span inserts, empty text deletes)."""
+
+    span: Span
+    text: str
+
+
+class EditConflict(ValueError):
+    """Two edits touch the same text."""
+
+
+def _offsets(source: str) -> list[int]:
+    starts = [0]
+    for index, char in enumerate(source):
+        if char == "\n":
+            starts.append(index + 1)
+    return starts
+
+
+def offset(starts: list[int], line: int, column: int) -> int:
+    return starts[min(line, len(starts)) - 1] + column - 1
+
+
+def apply_edits(source: str, edits: Iterable[Edit]) -> str:
+    """`source` with every edit applied. Raises EditConflict for overlapping edits."""
+    starts = _offsets(source)
+    ranges = sorted(
+        (
+            offset(starts, e.span.line, e.span.column),
+            offset(starts, e.span.end_line, e.span.end_column),
+            e.text,
+        )
+        for e in edits
+    )
+    out: list[str] = []
+    cursor = 0
+    for start, end, text in ranges:
+        if start < cursor:
+            raise EditConflict(f"overlapping edits at offset {start}")
+        out.append(source[cursor:start])
+        out.append(text)
+        cursor = end
+    out.append(source[cursor:])
+    return "".join(out)
+
+
+def line_span(source: str, first: int, last: int) -> Span:
+    """The span of whole lines first..last, newline included (to delete them)."""
+    total = source.count("\n") + 1
+    if last < total:
+        return Span(first, 1, last + 1, 1)
+    lines = source.splitlines()
+    return Span(first, 1, last, len(lines[last - 1]) + 1 if lines else 1)
+
+
+def delete_field(source: str, node: Field) -> Edit:
+    """Remove a field and keep every comment: its own line goes if nothing else is on it, and a
+    trailing comment stays where it was."""
+    lines = source.splitlines()
+    span = node.span
+    before = lines[span.line - 1][: span.column - 1]
+    after = lines[span.end_line - 1][span.end_column - 1 :]
+    rest = after.strip().lstrip(",;").strip()
+    if not before.strip() and not rest:
+        return Edit(line_span(source, span.line, span.end_line), "")
+    if not before.strip() and rest.startswith("#"):
+        return Edit(Span(span.line, span.column, span.end_line, span.end_column + len(after) - len(after.lstrip())), "")
+    trailing_space = len(after) - len(after.lstrip(" "))
+    return Edit(Span(span.line, span.column, span.end_line, span.end_column + trailing_space), "")
+
+
+def insert_before(node: Field, text: str) -> Edit:
+    """Insert whole lines before a field (after its leading comments)."""
+    return Edit(Span(node.line, 1, node.line, 1), text)
