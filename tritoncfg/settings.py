@@ -49,6 +49,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
                 {"const": "none"},
             ],
         },
+        "rate-limit": {"enum": ["off", "execution_count"], "description": "Triton's --rate-limit."},
         "backend-dir": {
             "type": "string",
             "description": "Triton's --backend-directory on the target host.",

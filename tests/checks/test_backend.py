@@ -30,7 +30,7 @@ def backends(root: Path, *names: str, python_based: tuple[str, ...] = ()) -> Pat
     return root
 
 
-NOT_FOUND = "unable to find backend library for backend 'unknown', try specifying runtime on the model configuration."
+NOT_FOUND = "Invalid argument: unable to find backend library for backend 'unknown', try specifying runtime on the model configuration."
 
 
 def test_backend_library_not_found(tmp_path: Path) -> None:

@@ -13,8 +13,6 @@ from lintkit import lint_config, lint_repo, make_model
 
 from tritoncfg.diagnostics import Diagnostic
 
-MODEL_PY = {"1/model.py": "# never executed\n"}
-
 
 def found(diagnostics: list[Diagnostic], code: str) -> list[tuple[str, str, str | None]]:
     """(line:col, severity, Triton's message) of each diagnostic with `code`."""
@@ -35,12 +33,26 @@ def step_config(
     return f'backend: "python"\nmax_batch_size: {mbs}\n{inputs}\n{outputs}\n{extra}'
 
 
-def add_step(root: Path, name: str, config: str | None = None, **kw: object) -> None:
-    """A python-backend step model `name` (1/model.py) with the given or a default config."""
-    versions = kw.pop("versions", ("1",))
-    files = {f"{v}/model.py": "# never executed\n" for v in versions}  # type: ignore[attr-defined]
-    text = step_config(**kw) if config is None else config  # type: ignore[arg-type]
-    make_model(root, name, text, files=files, versions=versions)  # type: ignore[arg-type]
+def add_step(
+    root: Path,
+    name: str,
+    config: str | None = None,
+    *,
+    versions: tuple[str, ...] = ("1",),
+    mbs: int = 4,
+    inputs: str = 'input [ { name: "IN" data_type: TYPE_FP32 dims: [ 16 ] } ]',
+    outputs: str = 'output [ { name: "OUT" data_type: TYPE_FP32 dims: [ 16 ] } ]',
+    extra: str = "",
+) -> None:
+    """A python-backend step model `name` (`<v>/model.py` per version) with the given config, or
+    one built from the keyword arguments (FP32 [16] IN -> OUT, max_batch_size 4)."""
+    text = (
+        step_config(mbs=mbs, inputs=inputs, outputs=outputs, extra=extra)
+        if config is None
+        else config
+    )
+    files = {f"{v}/model.py": "# never executed\n" for v in versions}
+    make_model(root, name, text, files=files, versions=versions)
 
 
 def ensemble(steps: str, *, mbs: int = 4, io: str | None = None, extra: str = "") -> str:
@@ -64,7 +76,9 @@ def step(model: str, inputs: dict[str, str], outputs: dict[str, str], version: i
 ONE_STEP = step("a", {"IN": "RAW"}, {"OUT": "RESULT"})
 
 
-def lint_ensemble(root: Path, config: str, name: str = "pipeline", **options: object) -> list[Diagnostic]:
+def lint_ensemble(
+    root: Path, config: str, name: str = "pipeline", **options: object
+) -> list[Diagnostic]:
     make_model(root, name, config)
     return lint_repo(root, **options)
 
@@ -75,8 +89,15 @@ def codes_of(diagnostics: list[Diagnostic], prefix: str = "TC5") -> set[str]:
 
 def test_valid_ensemble_of_python_steps_has_no_ensemble_findings(tmp_path: Path) -> None:
     add_step(tmp_path, "a")
-    add_step(tmp_path, "b", mbs=0, inputs='input [ { name: "IN" data_type: TYPE_FP32 dims: [ -1, 16 ] } ]')
-    steps = ",\n".join([step("a", {"IN": "RAW"}, {"OUT": "MID"}), step("b", {"IN": "MID"}, {"OUT": "RESULT"})])
+    add_step(
+        tmp_path,
+        "b",
+        mbs=0,
+        inputs='input [ { name: "IN" data_type: TYPE_FP32 dims: [ -1, 16 ] } ]',
+    )
+    steps = ",\n".join(
+        [step("a", {"IN": "RAW"}, {"OUT": "MID"}), step("b", {"IN": "MID"}, {"OUT": "RESULT"})]
+    )
     assert not codes_of(lint_ensemble(tmp_path, ensemble(steps)))
 
 
@@ -86,13 +107,21 @@ def test_valid_ensemble_of_python_steps_has_no_ensemble_findings(tmp_path: Path)
 def test_ensemble_scheduling_on_non_ensemble(tmp_path: Path) -> None:
     config = 'backend: "python"\nensemble_scheduling { step [ { model_name: "a" } ] }\n'
     assert found(lint_config(tmp_path, config), "TC501") == [
-        ("2:1", "error", "ensemble scheduling cannot be set for model 'm' whose platform is not ensemble")
+        (
+            "2:1",
+            "error",
+            "ensemble scheduling cannot be set for model 'm' whose platform is not ensemble",
+        )
     ]
 
 
 def test_ensemble_without_scheduling(tmp_path: Path) -> None:
     assert found(lint_config(tmp_path, 'platform: "ensemble"\n'), "TC502") == [
-        ("1:11", "error", "ensemble scheduling must be set for ensemble m whose platform is ensemble")
+        (
+            "1:11",
+            "error",
+            "ensemble scheduling must be set for ensemble m whose platform is ensemble",
+        )
     ]
     assert not found(lint_config(tmp_path / "x", 'backend: "python"\n'), "TC502")
 
@@ -100,15 +129,32 @@ def test_ensemble_without_scheduling(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("code", "extra", "where", "triton"),
     [
-        ("TC503", "instance_group [ { kind: KIND_CPU } ]", "10:1", "instance group should not be specified for ensemble 'm'"),
-        ("TC504", "optimization { }", "10:1", "optimization should not be specified for ensemble 'm'"),
-        ("TC505", "model_warmup [ { name: \"w\" } ]", "10:1", "model_warmup can not be specified for ensemble 'm'"),
+        (
+            "TC503",
+            "instance_group [ { kind: KIND_CPU } ]",
+            "10:1",
+            "instance group should not be specified for ensemble 'm'",
+        ),
+        (
+            "TC504",
+            "optimization { }",
+            "10:1",
+            "optimization should not be specified for ensemble 'm'",
+        ),
+        (
+            "TC505",
+            'model_warmup [ { name: "w" } ]',
+            "10:1",
+            "model_warmup can not be specified for ensemble 'm'",
+        ),
     ],
 )
 def test_model_only_settings_on_an_ensemble(
     tmp_path: Path, code: str, extra: str, where: str, triton: str
 ) -> None:
-    assert found(lint_config(tmp_path, ensemble(ONE_STEP, extra=extra)), code) == [(where, "error", triton)]
+    assert found(lint_config(tmp_path, ensemble(ONE_STEP, extra=extra)), code) == [
+        (where, "error", triton)
+    ]
     assert not found(lint_config(tmp_path / "pass", ensemble(ONE_STEP)), code)
 
 
@@ -117,7 +163,9 @@ def test_model_only_settings_are_fine_on_a_model(tmp_path: Path) -> None:
     assert not codes_of(lint_config(tmp_path, config)) & {"TC503", "TC504", "TC505"}
 
 
-@pytest.mark.parametrize("scheduling", ["ensemble_scheduling { }", "ensemble_scheduling { step [ ] }"])
+@pytest.mark.parametrize(
+    "scheduling", ["ensemble_scheduling { }", "ensemble_scheduling { step [ ] }"]
+)
 def test_ensemble_without_steps(tmp_path: Path, scheduling: str) -> None:
     config = f'platform: "ensemble"\n{scheduling}\n'
     assert [(s, t) for _, s, t in found(lint_config(tmp_path, config), "TC506")] == [
@@ -162,8 +210,12 @@ def test_unused_input_and_unmapped_output(tmp_path: Path) -> None:
         'output [ { name: "RESULT" data_type: TYPE_FP32 dims: [ 16 ] }, { name: "MASK" data_type: TYPE_FP32 dims: [ 1 ] } ]'
     )
     diagnostics = lint_config(tmp_path, ensemble(ONE_STEP, io=io))
-    assert found(diagnostics, "TC509") == [("3:68", "error", "ensemble input 'EXTRA' for ensemble m' is not used")]
-    assert found(diagnostics, "TC510") == [("4:72", "error", "ensemble output 'MASK' for ensemble m' is not used")]
+    assert found(diagnostics, "TC509") == [
+        ("3:68", "error", "ensemble input 'EXTRA' for ensemble m' is not used")
+    ]
+    assert found(diagnostics, "TC510") == [
+        ("4:72", "error", "ensemble output 'MASK' for ensemble m' is not used")
+    ]
 
 
 def test_unwritten_output_with_and_without_the_depending_tensor(tmp_path: Path) -> None:
@@ -212,8 +264,16 @@ def test_every_unused_tensor_is_reported(tmp_path: Path) -> None:
 
 
 def test_data_flow_is_not_checked_when_a_step_lacks_a_map(tmp_path: Path) -> None:
-    steps = ",\n".join([step("a", {"IN": "RAW"}, {"OUT": "X"}), '    { model_name: "b" input_map { key: "IN" value: "X" } }'])
-    assert codes_of(lint_config(tmp_path, ensemble(steps))) & {"TC509", "TC510", "TC511", "TC512"} == set()
+    steps = ",\n".join(
+        [
+            step("a", {"IN": "RAW"}, {"OUT": "X"}),
+            '    { model_name: "b" input_map { key: "IN" value: "X" } }',
+        ]
+    )
+    assert (
+        codes_of(lint_config(tmp_path, ensemble(steps))) & {"TC509", "TC510", "TC511", "TC512"}
+        == set()
+    )
 
 
 def test_duplicated_input_map_key_keeps_the_last(tmp_path: Path) -> None:
@@ -238,7 +298,11 @@ def test_step_model_not_found(tmp_path: Path) -> None:
     steps = ",\n".join([ONE_STEP, step("missing", {"IN": "RAW"}, {"OUT": "X"})])
     diagnostics = lint_ensemble(tmp_path, ensemble(steps))
     assert found(diagnostics, "TC520") == [
-        ("8:19", "error", "ensemble pipeline contains models that are not available or ambiguous: missing")
+        (
+            "8:19",
+            "error",
+            "ensemble pipeline contains models that are not available or ambiguous: missing",
+        )
     ]
 
 
@@ -251,7 +315,11 @@ def test_step_model_found_when_only_the_ensemble_is_linted(tmp_path: Path) -> No
 def test_self_dependency(tmp_path: Path) -> None:
     steps = step("pipeline", {"RAW": "RAW"}, {"RESULT": "RESULT"})
     assert found(lint_ensemble(tmp_path, ensemble(steps)), "TC521") == [
-        ("7:19", "error", "circular dependency between ensembles: pipeline -> ... -> pipeline -> pipeline")
+        (
+            "7:19",
+            "error",
+            "circular dependency between ensembles: pipeline -> ... -> pipeline -> pipeline",
+        )
     ]
 
 
@@ -276,7 +344,11 @@ def test_nested_ensemble_is_fine(tmp_path: Path) -> None:
 def test_step_model_that_does_not_parse_is_never_available(tmp_path: Path) -> None:
     add_step(tmp_path, "a", "max_batch_size 4\n")
     (finding,) = found(lint_ensemble(tmp_path, ensemble(ONE_STEP)), "TC522")
-    assert finding == ("7:19", "error", "ensemble pipeline contains models that are not available or ambiguous: a")
+    assert finding == (
+        "7:19",
+        "error",
+        "ensemble pipeline contains models that are not available or ambiguous: a",
+    )
 
 
 def test_step_model_that_fails_to_load(tmp_path: Path) -> None:
@@ -308,7 +380,11 @@ def test_required_version_not_loaded(tmp_path: Path) -> None:
     add_step(tmp_path, "a", versions=("1", "2"))  # latest { num_versions: 1 } loads only 2
     config = ensemble(step("a", {"IN": "RAW"}, {"OUT": "RESULT"}, version=1))
     assert found(lint_ensemble(tmp_path, config), "TC523") == [
-        ("7:38", "error", "ensemble 'pipeline' depends on 'a' whose required version 1 is not loaded.")
+        (
+            "7:38",
+            "error",
+            "ensemble 'pipeline' depends on 'a' whose required version 1 is not loaded.",
+        )
     ]
 
 
@@ -349,10 +425,18 @@ def test_map_keys_that_the_step_model_lacks(tmp_path: Path) -> None:
     config = ensemble(step("a", {"IN": "RAW", "NOPE": "RAW"}, {"OUT": "RESULT", "GONE": "X"}))
     diagnostics = lint_ensemble(tmp_path, config)
     assert found(diagnostics, "TC531") == [
-        ("7:95", "error", "in ensemble pipeline, ensemble tensor RAW is mapping to non-existing input NOPE in model a")
+        (
+            "7:95",
+            "error",
+            "in ensemble pipeline, ensemble tensor RAW is mapping to non-existing input NOPE in model a",
+        )
     ]
     assert found(diagnostics, "TC532") == [
-        ("8:177", "error", "in ensemble pipeline, ensemble tensor X is mapped from non-existing output GONE in model a")
+        (
+            "7:177",
+            "error",
+            "in ensemble pipeline, ensemble tensor X is mapped from non-existing output GONE in model a",
+        )
     ]
 
 
@@ -363,7 +447,11 @@ def test_unmapped_required_input_and_optional_input(tmp_path: Path) -> None:
     )
     add_step(tmp_path, "a", inputs=inputs)
     assert found(lint_ensemble(tmp_path, ensemble(ONE_STEP)), "TC533") == [
-        ("7:38", "error", "in ensemble pipeline, input SCALE in model a is not mapped to any ensemble tensors")
+        (
+            "7:41",
+            "error",
+            "in ensemble pipeline, input SCALE in model a is not mapped to any ensemble tensors",
+        )
     ]
 
 
@@ -387,7 +475,9 @@ def test_shape_mismatch_uses_full_dims(tmp_path: Path) -> None:
         inputs='input [ { name: "IN" data_type: TYPE_FP32 dims: [ 16, 16, 16 ] } ]',
         outputs='output [ { name: "OUT" data_type: TYPE_FP32 dims: [ -1 ] } ]',
     )
-    steps = ",\n".join([step("a", {"IN": "RAW"}, {"OUT": "MID"}), step("b", {"IN": "MID"}, {"OUT": "RESULT"})])
+    steps = ",\n".join(
+        [step("a", {"IN": "RAW"}, {"OUT": "MID"}), step("b", {"IN": "MID"}, {"OUT": "RESULT"})]
+    )
     assert found(lint_ensemble(tmp_path, ensemble(steps)), "TC535") == [
         (
             "8:70",
@@ -440,7 +530,11 @@ def test_step_mixing_decoupled_branches(tmp_path: Path) -> None:
         ]
     )
     assert found(lint_ensemble(tmp_path, ensemble(steps)), "TC536") == [
-        ("9:90", "error", "in ensemble pipeline, step of model 'join' receives inputs originated from different decoupled models")
+        (
+            "9:143",
+            "error",
+            "in ensemble pipeline, step of model 'join' receives inputs originated from different decoupled models",
+        )
     ]
 
 
@@ -466,16 +560,25 @@ def test_ensemble_outputs_from_different_decoupled_steps(tmp_path: Path) -> None
         'input [ { name: "RAW" data_type: TYPE_FP32 dims: [ 16 ] } ]\n'
         'output [ { name: "A" data_type: TYPE_FP32 dims: [ 16 ] }, { name: "B" data_type: TYPE_FP32 dims: [ 16 ] } ]'
     )
-    steps = ",\n".join([step("gen", {"IN": "RAW"}, {"OUT": "A"}), step("gen", {"IN": "RAW"}, {"OUT": "B"})])
+    steps = ",\n".join(
+        [step("gen", {"IN": "RAW"}, {"OUT": "A"}), step("gen", {"IN": "RAW"}, {"OUT": "B"})]
+    )
     assert found(lint_ensemble(tmp_path, ensemble(steps, io=io)), "TC536") == [
-        ("4:1", "error", "in ensemble pipeline, step of model 'pipeline' receives inputs originated from different decoupled models")
+        (
+            "4:1",
+            "error",
+            "in ensemble pipeline, step of model 'pipeline' receives inputs originated from different decoupled models",
+        )
     ]
 
 
 def test_one_decoupled_chain_is_fine(tmp_path: Path) -> None:
     decoupled_repo(tmp_path)
     steps = ",\n".join(
-        [step("gen", {"IN": "RAW"}, {"OUT": "A"}), step("join", {"X": "A", "Y": "A"}, {"OUT": "RESULT"})]
+        [
+            step("gen", {"IN": "RAW"}, {"OUT": "A"}),
+            step("join", {"X": "A", "Y": "A"}, {"OUT": "RESULT"}),
+        ]
     )
     assert not codes_of(lint_ensemble(tmp_path, ensemble(steps)))
 
@@ -504,7 +607,10 @@ def test_decoupled_policy_on_an_ensemble_is_overridden(tmp_path: Path) -> None:
     diagnostics = lint_ensemble(tmp_path, config, triton_mode="strict")
     assert found(diagnostics, "TC537") == [("10:39", "warning", None)]
     decoupled_repo(tmp_path / "other")
-    other = ensemble(step("gen", {"IN": "RAW"}, {"OUT": "RESULT"}), extra="model_transaction_policy { decoupled: true }")
+    other = ensemble(
+        step("gen", {"IN": "RAW"}, {"OUT": "RESULT"}),
+        extra="model_transaction_policy { decoupled: true }",
+    )
     assert not found(lint_ensemble(tmp_path / "other", other, triton_mode="strict"), "TC537")
 
 
@@ -551,13 +657,17 @@ def test_triton_qa_ensemble_case(tmp_path: Path, row: dict[str, str]) -> None:
     require_corpus(TRITON_QA)
     args = row["server_args"]
     strict = "--disable-auto-complete-config" in args or "--strict-model-config=true" in args
-    diagnostics = lint_repo(_materialize(row, tmp_path), triton_mode="strict" if strict else "default")
+    diagnostics = lint_repo(
+        _materialize(row, tmp_path), triton_mode="strict" if strict else "default"
+    )
     if row["kind"] == "invalid":
         literal = row["expected_message_literal"]
         messages = [d.triton.message for d in diagnostics if d.triton and d.triton.message]
         assert any(literal in m for m in messages), f"{literal!r} not in {messages}"
     else:
-        errors = [d for d in diagnostics if d.code.startswith("TC5") and d.severity.value == "error"]
+        errors = [
+            d for d in diagnostics if d.code.startswith("TC5") and d.severity.value == "error"
+        ]
         assert not errors, [d.message for d in errors]
 
 

@@ -464,6 +464,8 @@ def test_label_file_in_version_directory_is_not_found(tmp_path: Path) -> None:
     assert "not in the version directory" in only(diagnostics, "TC331").message
 
 
+# a leading "/" joins to the model directory; below the first level discovery lists no entries,
+# so nothing is claimed there
 @pytest.mark.parametrize(
     "label", ["labels.txt", "/labels.txt", "1/labels.txt", "deep/er/labels.txt"]
 )

@@ -70,19 +70,25 @@ FIXABLE = [(c, b) for c, b in EXAMPLES if RULES[c].fixable]
 
 
 @pytest.mark.parametrize(("code", "config"), FIXABLE, ids=[c for c, _ in FIXABLE])
-def test_fix_resolves_the_example_and_keeps_comments(tmp_path: Path, code: str, config: str) -> None:
+def test_fix_resolves_the_example_and_keeps_comments(
+    tmp_path: Path, code: str, config: str
+) -> None:
     from lintkit import make_model
 
     from tritoncfg.fixer import fix
     from tritoncfg.text.parser import parse_tree
 
     commented = "# header comment\n" + "".join(
-        line + "  # note\n" if line.strip() and not line.rstrip().endswith(("{", "[")) else line + "\n"
+        line + "  # note\n"
+        if line.strip() and not line.rstrip().endswith(("{", "["))
+        else line + "\n"
         for line in config.splitlines()
     )
     make_model(tmp_path / "repo", "m", commented, files={"1/model.py": "# never executed\n"})
     outcome = fix(tmp_path / "repo", unsafe=True)
-    assert code not in [d.code for d in outcome.result.diagnostics], f"{code} still reported after --fix"
+    assert code not in [d.code for d in outcome.result.diagnostics], (
+        f"{code} still reported after --fix"
+    )
     (fixed,) = outcome.after.values()
     before = [c.text for c in parse_tree(commented).comments()]
     assert [c.text for c in parse_tree(fixed).comments()] == before, "a fix lost or moved a comment"

@@ -329,6 +329,7 @@ def run_case(case: Case, work: Path, backends: Path) -> Outcome:
         gpus=GPUS,
         backend_dir=backends,
         config_name=case.config_name,
+        rate_limit="--rate-limit=execution_count" in case.row["server_args"],
     )
     diagnostics = lint(target, options).diagnostics
     mode = case.row["match_mode"]

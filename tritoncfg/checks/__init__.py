@@ -11,6 +11,7 @@ from __future__ import annotations
 # importing a family module registers its rules
 from tritoncfg.checks import (  # noqa: F401
     backend,
+    backend_owned,
     batching,
     ensemble,
     ensemble_deps,

@@ -134,14 +134,15 @@ def backend_library_not_found(model: LoadedModel, ctx: CheckContext) -> Iterator
         )
         if found or (found is None and search.backend in STANDARD_BACKENDS):
             continue
-        where = f"'{search.backends}/{search.backend}/'"
+        where = f"{search.backends}/{search.backend}"
         yield Finding(
-            f"backend '{search.backend}' has no {lib} in the model directory or {where}, and "
-            f"no Python-based backend ({where}model.py); check the spelling of `backend`"
+            f"backend '{search.backend}' has no {lib} in the model directory or '{where}/', and "
+            f"no Python-based backend ('{where}/model.py'); check the spelling of `backend`"
             + ("" if found is False else f" (it is not a backend NGC ships; {PASS_BACKEND_DIR})"),
             at(model, "backend", value=True),
-            triton_message=f"unable to find backend library for backend '{search.backend}', "
-            "try specifying runtime on the model configuration.",
+            # a per-version load error: Triton logs it with its status code
+            triton_message=f"Invalid argument: unable to find backend library for backend "
+            f"'{search.backend}', try specifying runtime on the model configuration.",
             severity=Severity.INFO if found is None else None,
         )
         return  # the same for every version
@@ -299,7 +300,12 @@ def repo_agent_not_found(model: LoadedModel, ctx: CheckContext) -> Iterator[Find
             continue
         yield Finding(
             f"repository agent '{agent.name}' has no {lib} in '{searched}/{agent.name}/'"
-            + ("" if directory else f" unless it is installed there ({PASS_BACKEND_DIR})")
+            + (
+                ""
+                if directory
+                else " unless it is installed there (pass --backend-dir to check "
+                "the repoagents/ directory beside it)"
+            )
             + "; check the name or install the agent",
             at(model, "model_repository_agents", "agents", i, "name", value=True),
             triton_message=f"unable to find '{lib}' for repo agent '{agent.name}', searched: "

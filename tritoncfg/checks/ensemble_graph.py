@@ -143,7 +143,7 @@ class _Graph:
         """A step model's input or output mapped to `tensor`: define it, or check it agrees."""
         node = self.tensors.get(tensor)
         if node is None or node.dtype is None:
-            node = self.tensor(tensor, model, role, path)
+            node = self.tensor(tensor, model, role, (*path, "value"))
             node.define(model, role, batching, dtype, dims)
             return node
         other = Node(model, role, path)
@@ -175,7 +175,7 @@ class _Graph:
     def step(self, i: int, step: ModelEnsembling.Step) -> None:
         peer = self.ctx.workspace.peer(self.model, step.model_name)
         known = peer is not None and checkable(peer, self.ctx.options)
-        config = self.ctx.config(peer) if known and peer is not None else None
+        config = self.ctx.config(peer) if known and peer is not None else None  # else: TC520/TC522
         decoupled = False
         if config is not None and peer is not None:
             self.batch_size(i, step, config)
@@ -186,11 +186,11 @@ class _Graph:
         sibling = Node(step.model_name, "", step_path(i))
         for key, value in step.input_map.items():
             role = f"input '{key}' of model '{step.model_name}' (step {i})"
-            self.tensor(value, step.model_name, role, map_path(i, "input_map", key))
+            self.tensor(value, step.model_name, role, (*map_path(i, "input_map", key), "value"))
         for key, value in step.output_map.items():
             path = map_path(i, "output_map", key)
             role = f"output '{key}' of model '{step.model_name}' (step {i})"
-            node = self.tensor(value, step.model_name, role, path)
+            node = self.tensor(value, step.model_name, role, (*path, "value"))
             node.sibling = sibling
             if node.written_at is None:
                 node.written_at, node.written_by = (

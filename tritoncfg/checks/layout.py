@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule, repository_rule
 from tritoncfg.diagnostics import Fix, Severity
-from tritoncfg.text.edits import Edit
 from tritoncfg.repository import IssueKind, Repository
+from tritoncfg.text.edits import Edit
 from tritoncfg.workspace import LoadedModel
 
 

@@ -295,4 +295,6 @@ def rate_limiter_resource_global_and_per_device(
             at(model, "instance_group", g, "rate_limiter", "resources", r, "name", value=True),
             triton_message=f'Resource "{name}" is present as both global and device-specific '
             "resource in the model configuration.",
+            # an error only where the server rate-limits (--rate-limit=execution_count)
+            severity=Severity.ERROR if ctx.options.rate_limit else None,
         )

@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tritoncfg.checks.registry import CheckContext, Finding, model_rule
-from tritoncfg.diagnostics import Severity
-from tritoncfg.diagnostics import Fix
+from tritoncfg.diagnostics import Fix, Severity
 from tritoncfg.text.bind import ErrorKind, TextError
 from tritoncfg.text.edits import Edit, delete_field
 from tritoncfg.text.printer import printed_value
@@ -31,7 +30,9 @@ def _errors(model: LoadedModel, kind: ErrorKind) -> Iterator[Finding]:
         message = error.message
         if error.suggestion is not None:
             message += f' Did you mean "{error.suggestion}"?'
-        yield Finding(message, error.span, triton_message=_triton_message(model), fix=_fix(model, error))
+        yield Finding(
+            message, error.span, triton_message=_triton_message(model), fix=_fix(model, error)
+        )
 
 
 def _fix(model: LoadedModel, error: TextError) -> Fix | None:
@@ -40,8 +41,14 @@ def _fix(model: LoadedModel, error: TextError) -> Fix | None:
         return Fix(f"rename to {error.suggestion}", (Edit(error.span, error.suggestion),))
     if error.suggestion is not None and error.kind == "unknown-field":
         # a different field may mean something else: the user must agree
-        return Fix(f"rename to {error.suggestion}", (Edit(error.span, error.suggestion),), safe=False)
-    if error.kind == "duplicate-field" and model.config is not None and model.config.document is not None:
+        return Fix(
+            f"rename to {error.suggestion}", (Edit(error.span, error.suggestion),), safe=False
+        )
+    if (
+        error.kind == "duplicate-field"
+        and model.config is not None
+        and model.config.document is not None
+    ):
         return _drop_identical_duplicate(model.config.source, model.config.document.fields, error)
     return None
 

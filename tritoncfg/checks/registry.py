@@ -28,6 +28,9 @@ class LintOptions:
     gpus: tuple[int, ...] | None = None  # visible GPUs on the target host; None = unknown
     backend_dir: Path | None = None
     config_name: str | None = None  # --model-config-name
+    rate_limit: bool | None = (
+        None  # --rate-limit=execution_count (True) or off (False); None = unknown
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,6 +38,14 @@ def parse_gpus(value: str | list[int] | None) -> tuple[int, ...] | None:
         fail(f"--gpus expects a comma-separated list of GPU ids or 'none', got {value!r}")
 
 
+def _rate_limit(value: str | None) -> bool | None:
+    if value is None:
+        return None
+    if value not in ("off", "execution_count"):
+        fail(f"--rate-limit expects off or execution_count, got {value!r}")
+    return value == "execution_count"
+
+
 def _split(values: list[str] | None) -> tuple[str, ...] | None:
     """`--select TC1,TC2 --select TC9` → ("TC1", "TC2", "TC9"); None when not given."""
     if values is None:
@@ -90,6 +98,10 @@ def lint_command(
         typer.Option(
             help="Triton's --backend-directory on the target host; backend libraries are then checked."
         ),
+    ] = None,
+    rate_limit: Annotated[
+        str | None,
+        typer.Option(help="Triton's --rate-limit on the target host: off or execution_count."),
     ] = None,
     select: Annotated[
         list[str] | None,
@@ -165,6 +177,7 @@ def lint_command(
         triton_mode=mode,
         gpus=parse_gpus(gpus) if gpus is not None else parse_gpus(settings.get("gpus")),
         config_name=model_config_name or settings.get("model-config-name"),
+        rate_limit=_rate_limit(rate_limit or settings.get("rate-limit")),
         backend_dir=backend_dir
         or (settings.base / configured_backend_dir if configured_backend_dir else None),
     )

@@ -152,9 +152,12 @@ def _openvino(config: ModelConfig, files: _Files) -> bool:
 def _pytorch(config: ModelConfig, files: _Files) -> bool:
     if not config.backend:
         platform, filename = config.platform, config.default_model_filename
-        if platform in (PYTORCH_LIBTORCH, "libtorch") or filename == "model.pt":
-            config.backend = "pytorch"
-        elif platform == TORCH_AOTI or filename == "model.pt2":
+        if (
+            platform in (PYTORCH_LIBTORCH, "libtorch")
+            or filename == "model.pt"
+            or platform == TORCH_AOTI
+            or filename == "model.pt2"
+        ):
             config.backend = "pytorch"
         elif not platform and not filename and files.present:
             if files.is_file("model.pt"):

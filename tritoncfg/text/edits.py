@@ -77,7 +77,15 @@ def delete_field(source: str, node: Field) -> Edit:
     if not before.strip() and not rest:
         return Edit(line_span(source, span.line, span.end_line), "")
     if not before.strip() and rest.startswith("#"):
-        return Edit(Span(span.line, span.column, span.end_line, span.end_column + len(after) - len(after.lstrip())), "")
+        return Edit(
+            Span(
+                span.line,
+                span.column,
+                span.end_line,
+                span.end_column + len(after) - len(after.lstrip()),
+            ),
+            "",
+        )
     trailing_space = len(after) - len(after.lstrip(" "))
     return Edit(Span(span.line, span.column, span.end_line, span.end_column + trailing_space), "")
 
