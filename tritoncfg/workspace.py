@@ -62,18 +62,15 @@ class Workspace:
 
     def peer(self, model: LoadedModel, name: str) -> LoadedModel | None:
         """Another model of the same repository root (for ensemble steps), loaded on demand."""
+        if not self._peers:
+            for loaded in self.models:  # the selected models are each other's peers
+                self._peers.setdefault((loaded.repository.root, loaded.name), loaded)
         key = (model.repository.root, name)
         if key not in self._peers:
-            found = next(
-                (m for m in self.models if m.repository is model.repository and m.name == name),
-                None,
+            target = model.repository.model(name)
+            self._peers[key] = (
+                None if target is None else load_model(target, model.repository, self.overrides)
             )
-            if found is None:
-                target = model.repository.model(name)
-                found = (
-                    None if target is None else load_model(target, model.repository, self.overrides)
-                )
-            self._peers[key] = found
         return self._peers[key]
 
 

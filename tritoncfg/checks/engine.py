@@ -67,7 +67,7 @@ def run_checks(
                 if model.config is not None:
                     skipped.append(rule)
                 continue
-            for finding in rule.check(model, ctx):  # type: ignore[arg-type]
+            for finding in ctx.findings(rule, model):
                 found.append(_diagnostic(rule, finding, model.config_path, model.name))
         if skipped:
             found.append(_skipped_note(model, skipped))

@@ -69,6 +69,10 @@ def _cycle(model: LoadedModel, ctx: CheckContext) -> tuple[int, str] | None:
 
 def _first_errors(model: LoadedModel, ctx: CheckContext) -> tuple[str | None, str | None]:
     """Triton's message for the first error the other rules find at poll and at load."""
+    return ctx.memo(("first-errors", id(model)), lambda: _compute_first_errors(model, ctx))
+
+
+def _compute_first_errors(model: LoadedModel, ctx: CheckContext) -> tuple[str | None, str | None]:
     poll, load = (_POLL_STRICT, _LOAD_STRICT) if ctx.strict else (_POLL, _LOAD)
     meaningful = checkable(model, ctx.options)
     first: dict[tuple[str, ...], tuple[int, str]] = {}
@@ -77,7 +81,7 @@ def _first_errors(model: LoadedModel, ctx: CheckContext) -> tuple[str | None, st
             continue  # the DEPS/XMODEL rules would recurse here
         if rule.needs_valid_config and not meaningful:
             continue
-        for finding in rule.check(model, ctx):  # type: ignore[arg-type]
+        for finding in ctx.findings(rule, model):
             phase = finding.phase or rule.phase
             severity = finding.severity or rule.severity
             if severity is not Severity.ERROR or not finding.triton_message:

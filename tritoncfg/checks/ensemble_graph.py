@@ -354,6 +354,12 @@ def analyse(
     model: LoadedModel, ctx: CheckContext, visiting: frozenset[ModelKey] = frozenset()
 ) -> Analysis:
     """Every cross-model problem of an ensemble, in the order Triton would meet them."""
+    return ctx.memo(
+        ("ensemble-analysis", id(model), visiting), lambda: _analyse(model, ctx, visiting)
+    )
+
+
+def _analyse(model: LoadedModel, ctx: CheckContext, visiting: frozenset[ModelKey]) -> Analysis:
     graph = _Graph(model, ctx, visiting)
     graph.ensemble_io()
     for i, step in enumerate(graph.config.ensemble_scheduling.step):

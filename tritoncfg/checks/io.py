@@ -240,29 +240,40 @@ def _reshape_problems(
 _FILLABLE = {"TC302": "data_type", "TC303": "dims"}  # what auto-completing backends fill in
 
 
-def shape_findings(model: LoadedModel, ctx: CheckContext, code: str) -> Iterator[Finding]:
+def _all_shape_problems(
+    model: LoadedModel, ctx: CheckContext
+) -> list[tuple[str, Tensor, _Problem]]:
     config = ctx.config(model)
-    for kind, i, io in tensors(config):
-        for problem in _shape_problems(kind, i, io, config.max_batch_size):
-            if problem.code != code:
-                continue
-            filler = backend_completes_io(model, ctx) if code in _FILLABLE else None
-            if filler is not None:
-                yield io_finding(
-                    model,
-                    ctx,
-                    f"{kind} '{io.name}' has no {_FILLABLE[code]}: {filler} must fill it in from "
-                    "the model file when it auto-completes the config; write it to be sure "
-                    "(strict mode fails without it)",
-                    problem.path,
-                    None,
-                    value=problem.value,
-                    severity=Severity.WARNING,
-                )
-            else:
-                yield io_finding(
-                    model, ctx, problem.message, problem.path, problem.triton, value=problem.value
-                )
+    return [
+        (kind, io, problem)
+        for kind, i, io in tensors(config)
+        for problem in _shape_problems(kind, i, io, config.max_batch_size)
+    ]
+
+
+def shape_findings(model: LoadedModel, ctx: CheckContext, code: str) -> Iterator[Finding]:
+    # every TC30x rule reads the same list: compute it once per model
+    problems = ctx.memo(("io-shape-problems", id(model)), lambda: _all_shape_problems(model, ctx))
+    for kind, io, problem in problems:
+        if problem.code != code:
+            continue
+        filler = backend_completes_io(model, ctx) if code in _FILLABLE else None
+        if filler is not None:
+            yield io_finding(
+                model,
+                ctx,
+                f"{kind} '{io.name}' has no {_FILLABLE[code]}: {filler} must fill it in from "
+                "the model file when it auto-completes the config; write it to be sure "
+                "(strict mode fails without it)",
+                problem.path,
+                None,
+                value=problem.value,
+                severity=Severity.WARNING,
+            )
+        else:
+            yield io_finding(
+                model, ctx, problem.message, problem.path, problem.triton, value=problem.value
+            )
 
 
 @model_rule(

@@ -229,12 +229,25 @@ def _rate_limited_resources(config: ModelConfig) -> Iterator[tuple[int, int, str
 
 
 def _peers(model: LoadedModel, ctx: CheckContext) -> Iterator[LoadedModel]:
-    """Every model of the repository that may create instances (they share one rate limiter):
-    its config parses and it has a version to load."""
-    for other in model.repository.all_models:
+    """Every model that may create instances (they share one rate limiter): its config parses and
+    it has a version to load. Linting a whole repository, that is every model of it; linting
+    files or model directories (pre-commit), the linted ones, so that one file stays fast."""
+    whole = model.repository.kind == "repository"
+    for other in model.repository.all_models if whole else model.repository.models:
         peer = ctx.workspace.peer(model, other.name)
         if peer is not None and peer.dir.versions and checkable(peer, ctx.options):
             yield peer
+
+
+def _resource_index(
+    model: LoadedModel, ctx: CheckContext
+) -> dict[tuple[str, bool], list[tuple[LoadedModel, int]]]:
+    """(resource name, global) -> where it is registered, over the whole repository (built once)."""
+    index: dict[tuple[str, bool], list[tuple[LoadedModel, int]]] = {}
+    for peer in _peers(model, ctx):
+        for g, _, name, is_global in _rate_limited_resources(ctx.config(peer)):
+            index.setdefault((name, is_global), []).append((peer, g))
+    return index
 
 
 @model_rule(
@@ -278,13 +291,14 @@ def rate_limiter_resource_global_and_per_device(
     own = list(_rate_limited_resources(ctx.config(model)))
     if not own or not model.dir.versions:
         return
-    places: dict[tuple[str, bool], list[str]] = {}
-    for peer in _peers(model, ctx):
-        for g, _, name, is_global in _rate_limited_resources(ctx.config(peer)):
-            where = f"instance_group {g}" + ("" if peer is model else f" of model '{peer.name}'")
-            places.setdefault((name, is_global), []).append(where)
+    index = ctx.memo(
+        ("rate-limiter-resources", id(model.repository)), lambda: _resource_index(model, ctx)
+    )
     for g, r, name, is_global in own:
-        others = places.get((name, not is_global))
+        others = [
+            f"instance_group {group}" + ("" if peer is model else f" of model '{peer.name}'")
+            for peer, group in index.get((name, not is_global), [])
+        ]
         if not others:
             continue
         here, there = ("global", "per-device") if is_global else ("per-device", "global")

@@ -10,16 +10,18 @@ import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from tritoncfg.complete import Completion, complete_core
 from tritoncfg.diagnostics import Fix, Severity
+from tritoncfg.models import ModelIO, Unknowable
 from tritoncfg.repository import Repository
 from tritoncfg.schema import ModelConfig
 from tritoncfg.text.span import FILE_START, Span
 from tritoncfg.workspace import LoadedModel, Workspace
 
 TritonMode = Literal["default", "strict"]
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +53,20 @@ class CheckContext:
     workspace: Workspace
     options: LintOptions
     _completions: dict[int, Completion] = field(default_factory=dict)
+    _model_ios: dict[int, ModelIO | Unknowable | None] = field(default_factory=dict)
+    _memo: dict[tuple[object, ...], object] = field(default_factory=dict)
+
+    def memo(self, key: tuple[object, ...], compute: Callable[[], _T]) -> _T:
+        """`compute()` once per lint run for `key`: for facts several rules or models share
+        (a repository-wide index, a step model's first error)."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]  # type: ignore[return-value]
+
+    def findings(self, rule: Rule, model: LoadedModel) -> list[Finding]:
+        """A model rule's findings for a model, computed once (the engine and the ensemble
+        checks, which need a step model's first error, share them)."""
+        return self.memo(("findings", rule.code, id(model)), lambda: list(rule.check(model, self)))  # type: ignore[arg-type]
 
     def completion(self, model: LoadedModel) -> Completion:
         """The model's config after Triton's AUTOFILL and NORMALIZE (computed once per model)."""
@@ -59,6 +75,17 @@ class CheckContext:
             message = model.config.message if model.config is not None else None
             self._completions[key] = complete_core(message, model.dir)
         return self._completions[key]
+
+    def model_io(self, model: LoadedModel) -> ModelIO | Unknowable | None:
+        """What the model file Triton would load (highest selected version, the completed
+        config's backend) says about its inputs and outputs, read once per model; Unknowable when
+        it cannot be known here (and why), None when there is no model file to read."""
+        key = id(model)
+        if key not in self._model_ios:
+            from tritoncfg.models.locate import read_model_io  # readers import onnx lazily
+
+            self._model_ios[key] = read_model_io(model.dir, self.config(model))
+        return self._model_ios[key]
 
     def config(self, model: LoadedModel) -> ModelConfig:
         """Shorthand: the completed config."""

@@ -97,10 +97,14 @@ class PathFilters:
         )
 
     def excluded(self, path: Path | str) -> bool:
+        if not self.exclude:
+            return False
         rel = self._relative(path)
         return any(fnmatch(rel, g) or fnmatch(rel, g.rstrip("/") + "/*") for g in self.exclude)
 
     def ignored(self, rule: Rule, path: Path | str) -> bool:
+        if not self.per_path_ignores:
+            return False
         rel = self._relative(path)
         return any(
             fnmatch(rel, glob) and any(matches(rule, s) for s in selectors)

@@ -125,16 +125,16 @@ def _build(root: Path, targets: list[_Target], config_name: str | None) -> Repos
         selected.setdefault((model.name, model.config_path), model)
         issues.extend(model_issues)
     chosen = {name for name, _ in selected}
-    context = tuple(
-        scan_model(root / name, root, root_real, ConfigChoice(config_name=config_name))[0]
-        for name in names
-        if name not in chosen
-    )
+    context = tuple(name for name in names if name not in chosen)
+
+    def scan(name: str) -> ModelDir:
+        return scan_model(root / name, root, root_real, ConfigChoice(config_name=config_name))[0]
+
     models = tuple(
         selected[key] for key in sorted(selected, key=lambda k: (byte_order(k[0]), str(k[1])))
     )
     return Repository(
-        root, kind, models, context, tuple(sorted(set(issues), key=_issue_key)), inputs
+        root, kind, models, context, tuple(sorted(set(issues), key=_issue_key)), inputs, scan
     )
 
 

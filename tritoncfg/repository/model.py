@@ -7,7 +7,8 @@ with its syntax tree and message later.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -202,15 +203,30 @@ class ModelDir:
 
 @dataclass(frozen=True, slots=True)
 class Repository:
-    """What `discover` found. `models` are the ones to check; `context_models` are the other
-    models of the same root, there only so cross-model (ensemble) checks can see them."""
+    """What `discover` found. `models` are the ones to check; the other models of the same root
+    (`context_names`) are there only so cross-model (ensemble) checks can see them, and are
+    scanned when first asked for: linting one file of a large repository stays fast."""
 
     root: Path
     kind: RepositoryKind
     models: tuple[ModelDir, ...]
-    context_models: tuple[ModelDir, ...]
+    context_names: tuple[str, ...]
     issues: tuple[LayoutIssue, ...]
     inputs: tuple[Path, ...]  # the paths discovery was given
+    scan: Callable[[str], ModelDir] | None = field(default=None, compare=False, repr=False)
+    _scanned: dict[str, ModelDir] = field(default_factory=dict, compare=False, repr=False)
+
+    def _context(self, name: str) -> ModelDir | None:
+        if name not in self.context_names or self.scan is None:
+            return None
+        if name not in self._scanned:
+            self._scanned[name] = self.scan(name)
+        return self._scanned[name]
+
+    @property
+    def context_models(self) -> tuple[ModelDir, ...]:
+        found = (self._context(name) for name in self.context_names)
+        return tuple(m for m in found if m is not None)
 
     @property
     def all_models(self) -> tuple[ModelDir, ...]:
@@ -221,4 +237,5 @@ class Repository:
         return tuple(sorted(seen.values(), key=lambda m: byte_order(m.name)))
 
     def model(self, name: str) -> ModelDir | None:
-        return next((m for m in (*self.models, *self.context_models) if m.name == name), None)
+        selected = next((m for m in self.models if m.name == name), None)
+        return selected if selected is not None else self._context(name)
