@@ -63,3 +63,27 @@ def touch(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if not path.exists():
         path.touch()
+
+
+def materialize_qa_case(
+    case_dir: Path, dest: Path, setup: list[dict[str, str]], *, setup_base: Path | None = None
+) -> list[str]:
+    """Copy a triton_qa case to `dest` as its test.sh lays it out: the case's own `expected*`
+    files are left out (Triton never loads them), SETUP.tsv's folders are created and its
+    `materialized` files recreated (empty where the corpus has no copy). Returns a note per
+    SETUP row that could not be replayed (`missing` artefacts)."""
+    base = setup_base or case_dir
+    copy_tree(case_dir, dest, skip=lambda rel: rel.name.startswith("expected"))
+    notes: list[str] = []
+    for row in setup:
+        rel = Path(row["target_path"]).relative_to(base.relative_to(TRITON_QA))
+        if rel.name.startswith("expected"):
+            continue
+        status = row["status"]
+        if status.startswith("created"):
+            (dest / rel).mkdir(parents=True, exist_ok=True)
+        elif status.startswith("materialized"):
+            touch(dest / rel)
+        else:
+            notes.append(f"{status}: {rel}")
+    return notes

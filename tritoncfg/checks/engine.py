@@ -15,7 +15,7 @@ def _diagnostic(rule: Rule, finding: Finding, path: str, model: str | None) -> D
     triton = (
         None
         if finding.triton_message is None
-        else TritonVerdict(rule.phase, finding.triton_message)
+        else TritonVerdict(finding.phase or rule.phase, finding.triton_message)
     )
     return Diagnostic(
         code=rule.code,

@@ -11,6 +11,10 @@ Dim = int | str | None
 
 ModelFormat = Literal["onnx", "tensorrt"]
 
+# Why a model's I/O is not known: the format does not say (TorchScript, model.py), this machine
+# lacks what reading it needs (tensorrt, a GPU, onnx), the file is empty, or it is not readable.
+UnknowableCause = Literal["opaque", "unavailable", "empty", "unreadable"]
+
 
 @dataclass(frozen=True, slots=True)
 class TensorInfo:
@@ -18,10 +22,23 @@ class TensorInfo:
     data_type: str | None  # Triton's TYPE_* name (e.g. "TYPE_FP16"); None when Triton has none
     source_type: str  # the framework's own type name (e.g. "float16"), for messages
     shape: tuple[Dim, ...] | None  # None: rank unknown
+    is_shape_tensor: bool = False  # TensorRT: a shape tensor (isShapeInferenceIO)
+    io_format: str | None = None  # TensorRT: the TensorFormat name ("LINEAR", "CHW32"); None: ONNX
 
     @property
     def dynamic_first_dim(self) -> bool:
         return bool(self.shape) and not isinstance(self.shape[0], int)  # type: ignore[index]
+
+    @property
+    def wildcard_shape(self) -> tuple[int, ...] | None:
+        """The shape as the backends see it: every symbolic or unknown dimension is -1."""
+        if self.shape is None:
+            return None
+        return tuple(d if isinstance(d, int) else -1 for d in self.shape)
+
+    @property
+    def non_linear_format(self) -> bool:
+        return self.io_format is not None and self.io_format != "LINEAR"
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +47,10 @@ class Profile:
 
     index: int
     shapes: dict[str, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]]
+    # shape-tensor inputs: min/opt/max of the values they carry (get_tensor_profile_values)
+    values: dict[str, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = field(
+        default_factory=dict
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +67,9 @@ class ModelIO:
     max_batch_size: int | None = None  # what the engine/model allows, when the file says
     version: str | None = None  # framework version that wrote/built the file
     notes: tuple[str, ...] = field(default_factory=tuple)
+    # ONNX: graph inputs that are also initializers (IR >= 4): a request may override them, but
+    # they are not required inputs (ONNX Runtime's overridable initializers)
+    initializers: tuple[TensorInfo, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,3 +79,4 @@ class Unknowable:
 
     path: Path | None
     reason: str
+    cause: UnknowableCause = "opaque"

@@ -1,0 +1,63 @@
+"""Heavy libraries load only when a model file needs them: a plain `tritoncfg lint` (the
+pre-commit hook) never imports onnx, onnxruntime, tensorrt or numpy."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from lintkit import make_model
+
+HEAVY = ("onnx", "onnxruntime", "tensorrt", "numpy")
+
+
+def run(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=120
+    )
+
+
+def test_importing_the_checks_and_the_cli_loads_no_model_library() -> None:
+    done = run(
+        "import sys, tritoncfg.checks, tritoncfg.cli.app\n"
+        f"loaded = [m for m in {HEAVY!r} if m in sys.modules]\n"
+        "assert not loaded, loaded\n"
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_linting_a_repository_without_model_files_loads_no_model_library(tmp_path: Path) -> None:
+    make_model(tmp_path, "a", 'backend: "onnxruntime"\nmax_batch_size: 8\n')  # no model.onnx
+    make_model(tmp_path, "b", 'backend: "python"\n', files={"1/model.py": "import numpy\n"})
+    make_model(tmp_path, "c", 'platform: "tensorrt_plan"\n')
+    done = run(
+        "import runpy, sys\n"
+        f"sys.argv = ['tritoncfg', 'lint', {str(tmp_path)!r}]\n"
+        "try:\n"
+        "    runpy.run_module('tritoncfg', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        f"loaded = [m for m in {HEAVY!r} if m in sys.modules]\n"
+        "assert not loaded, loaded\n"
+        "print('ok')\n"
+    )
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stdout + done.stderr
+
+
+def test_linting_an_onnx_model_does_load_onnx(tmp_path: Path) -> None:
+    from models.onnxkit import FLOAT, make_onnx
+
+    make_model(tmp_path, "a", 'backend: "onnxruntime"\n')
+    make_onnx(tmp_path / "a" / "1" / "model.onnx", [("x", FLOAT, [4])], [("y", FLOAT, [4])])
+    done = run(
+        "import sys\n"
+        "from tritoncfg.api import lint\n"
+        f"lint({str(tmp_path)!r})\n"
+        "assert 'onnx' in sys.modules\n"
+        "assert 'onnxruntime' not in sys.modules and 'tensorrt' not in sys.modules\n"
+    )
+    if done.returncode != 0 and "No module named 'onnx'" in done.stderr:
+        pytest.skip("onnx is not installed")
+    assert done.returncode == 0, done.stderr

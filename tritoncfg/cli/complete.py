@@ -1,0 +1,252 @@
+"""`tritoncfg complete PATH...`: the config Triton ends up with, offline; `--write` keeps it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, cast
+
+import typer
+
+from tritoncfg.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, fail
+
+if TYPE_CHECKING:
+    from google.protobuf.descriptor import Descriptor
+
+    from tritoncfg.complete.full import FullCompletion
+    from tritoncfg.models.io import ModelIO, Unknowable
+    from tritoncfg.schema import ModelConfig
+    from tritoncfg.workspace import LoadedModel
+
+
+class CompleteFormat(StrEnum):
+    pbtxt = "pbtxt"
+    json = "json"
+
+
+class CompleteMode(StrEnum):
+    default = "default"
+    strict = "strict"
+
+
+def complete_command(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Model directories or their config files (a repository: all its models).",
+            show_default=False,
+        ),
+    ],
+    write: Annotated[
+        bool,
+        typer.Option(
+            "--write",
+            help="Add what the backend derived from the model file to the config file "
+            "(comments kept; the file is created when missing).",
+        ),
+    ] = False,
+    gpus: Annotated[
+        str | None,
+        typer.Option(
+            help="GPU ids on the target host, e.g. '0,1', or 'none' (default: unknown, "
+            "completed as a host without GPUs)."
+        ),
+    ] = None,
+    default_max_batch_size: Annotated[
+        int,
+        typer.Option(help="Triton's --backend-config=default-max-batch-size.", min=0),
+    ] = 4,
+    output_format: Annotated[
+        CompleteFormat, typer.Option("--format", "-f", help="How to print the configs.")
+    ] = CompleteFormat.pbtxt,
+    triton_mode: Annotated[
+        CompleteMode | None,
+        typer.Option(
+            help="default: Triton's auto-complete is on; strict: --disable-auto-complete-config."
+        ),
+    ] = None,
+) -> None:
+    """Print each model's config as Triton completes it (what GET /v2/models/<m>/config
+    returns): autofill, the backend's auto-complete from the model file, normalization.
+
+    Exit status: 0 completed; 1 Triton would fail to load a model (its error is printed);
+    2 usage error, unreadable path, or a config that does not parse.
+    """
+    from tritoncfg.cli.lint import parse_gpus
+    from tritoncfg.settings import SettingsError, load_settings
+    from tritoncfg.workspace import load
+
+    targets = [_target(path, write) for path in paths]
+    try:
+        settings = load_settings(targets[0])
+    except SettingsError as exc:
+        fail(str(exc))
+    strict = (triton_mode or settings.get("triton-mode")) == "strict"
+    host = parse_gpus(gpus) if gpus is not None else parse_gpus(settings.get("gpus"))
+    workspace = load(targets)
+    if not workspace.models:
+        fail(f"{paths[0]}: no model directory found")
+    status = EXIT_OK
+    completed: list[tuple[LoadedModel, ModelConfig]] = []
+    for loaded in workspace.models:
+        outcome = _complete_one(loaded, host, default_max_batch_size, strict, write)
+        if isinstance(outcome, int):
+            status = max(status, outcome)
+        else:
+            completed.append((loaded, outcome))
+    if completed:
+        sys.stdout.write(_render(completed, output_format))
+    raise typer.Exit(status)
+
+
+def _target(path: Path, write: bool) -> Path:
+    """The path to discover: a missing `config.pbtxt` of an existing model dir stands for it."""
+    if path.exists() or path.is_symlink():
+        return path
+    if path.name == "config.pbtxt" and path.parent.is_dir():
+        return path.parent
+    fail(f"{path}: no such file or directory")
+
+
+def _complete_one(
+    loaded: LoadedModel, gpus: tuple[int, ...] | None, default_mbs: int, strict: bool, write: bool
+) -> ModelConfig | int:
+    """The completed config to print, or an exit status when there is none to print."""
+    from tritoncfg.complete.full import complete_model
+
+    path = loaded.config_path
+    if loaded.read_error is not None:
+        _say(f"{path}: error: cannot read: {loaded.read_error.reason}")
+        return EXIT_USAGE
+    if loaded.config is not None and not loaded.config.ok:
+        error = loaded.config.errors[0]
+        _say(f"{path}:{error.span.line}:{error.span.column}: error: {error.message}")
+        return EXIT_USAGE
+    model_io = None if strict else _model_io(loaded)
+    completion = complete_model(
+        loaded,
+        model_io=model_io,
+        gpus=gpus,
+        default_max_batch_size=default_mbs,
+        strict=strict,
+    )
+    for note in completion.notes:
+        _say(f"{path}: note: {note}")
+    if completion.errors:
+        for message in completion.errors:
+            line, column = _where(loaded, message)
+            _say(f"{path}:{line}:{column}: error: {message}")
+        return EXIT_FINDINGS
+    if write:
+        return _write(loaded, completion)
+    return completion.config
+
+
+def _model_io(loaded: LoadedModel) -> ModelIO | Unknowable | None:
+    """What the model file says, through the model readers (absent: not modelled)."""
+    from tritoncfg.complete import complete_core
+    from tritoncfg.models.io import Unknowable
+
+    core = complete_core(loaded.config.message if loaded.config else None, loaded.dir)
+    try:
+        from tritoncfg.models.locate import read_model_io
+
+        return read_model_io(loaded.dir, core.config)
+    except ImportError as exc:
+        return Unknowable(
+            None, f"no reader for this model file in this install ({exc.name or exc})"
+        )
+
+
+def _write(loaded: LoadedModel, completion: FullCompletion) -> int:
+    from tritoncfg.atomic import write_atomic
+    from tritoncfg.complete.merge import MergeError, fields_to_write, merge_config
+
+    path = loaded.dir.config_path
+    creating = not loaded.dir.config_exists
+    wanted = fields_to_write(completion, creating=creating)
+    try:
+        merge = merge_config(None if creating else loaded.config, wanted)
+    except MergeError as exc:
+        _say(f"{path}: error: cannot merge: {exc}")
+        return EXIT_USAGE
+    if not merge.changed:
+        _say(f"{path}: nothing to add")
+        return EXIT_OK
+    try:
+        write_atomic(path, merge.text)
+    except OSError as exc:
+        _say(f"{path}: error: cannot write: {exc.strerror or exc}")
+        return EXIT_USAGE
+    verb = "created" if creating else "completed"
+    _say(f"{verb} {path} (added: {', '.join(merge.added)})")
+    return EXIT_OK
+
+
+def _render(completed: list[tuple[LoadedModel, ModelConfig]], output_format: CompleteFormat) -> str:
+    """One config as is; several as a JSON array, or pbtxt documents each under a header."""
+    from tritoncfg.complete.merge import render_message
+
+    if output_format is CompleteFormat.json:
+        documents = [_json(config) for _, config in completed]
+        return json.dumps(documents[0] if len(documents) == 1 else documents, indent=2) + "\n"
+    if len(completed) == 1:
+        return render_message(completed[0][1])
+    return "\n".join(
+        f"# {loaded.config_path}\n{render_message(config)}" for loaded, config in completed
+    )
+
+
+def _json(config: ModelConfig) -> dict[str, Any]:
+    """Protobuf JSON with 64-bit integers as numbers, as Triton's HTTP API writes `dims`."""
+    from google.protobuf import json_format
+
+    document = json_format.MessageToDict(config, preserving_proto_field_name=True)
+    _int64_as_numbers(document, cast("Descriptor", config.DESCRIPTOR))
+    return document
+
+
+def _int64_as_numbers(document: dict[str, Any], descriptor: Descriptor) -> None:
+    from google.protobuf.descriptor import FieldDescriptor
+
+    int64 = (FieldDescriptor.CPPTYPE_INT64, FieldDescriptor.CPPTYPE_UINT64)
+    for name, value in document.items():
+        fd = descriptor.fields_by_name.get(name)
+        if fd is None:
+            continue
+        kind = fd.message_type
+        if kind is not None and kind.GetOptions().map_entry:
+            value_fd = kind.fields_by_name["value"]
+            for key, item in value.items():
+                if value_fd.message_type is not None:
+                    _int64_as_numbers(item, value_fd.message_type)
+                elif value_fd.cpp_type in int64:
+                    value[key] = int(item)
+        elif kind is not None:
+            for item in value if fd.is_repeated else [value]:
+                _int64_as_numbers(item, kind)
+        elif fd.cpp_type in int64:
+            document[name] = [int(v) for v in value] if fd.is_repeated else int(value)
+
+
+def _where(loaded: LoadedModel, message: str) -> tuple[int, int]:
+    """Where an error points: the tensor it names, `max_batch_size` for the batching errors,
+    else the file start."""
+    parsed = loaded.config
+    if parsed is None:
+        return 1, 1
+    for kind in ("input", "output"):
+        for index, tensor in enumerate(getattr(parsed.message, kind)):
+            if f"{kind} '{tensor.name}'" in message or f"'{tensor.name}' " in message:
+                span = parsed.span_of((kind, index))
+                return span.line, span.column
+    if "max_batch_size" in message or "max-batch" in message:
+        span = parsed.span_of(("max_batch_size",))
+        return span.line, span.column
+    return 1, 1
+
+
+def _say(line: str) -> None:
+    sys.stderr.write(line + "\n")
