@@ -243,7 +243,7 @@ _FILLABLE = {"TC302": "data_type", "TC303": "dims"}  # what auto-completing back
 def _all_shape_problems(
     model: LoadedModel, ctx: CheckContext
 ) -> list[tuple[str, Tensor, _Problem]]:
-    config = ctx.config(model)
+    config = ctx.io_config(model)
     return [
         (kind, io, problem)
         for kind, i, io in tensors(config)

@@ -70,7 +70,7 @@ def batch_io_source_count(model: LoadedModel, ctx: CheckContext) -> Iterator[Fin
     batch_input [ { kind: BATCH_ELEMENT_COUNT target_name: "x_count" data_type: TYPE_INT32 source_input: "x" } ]
     ```
     """
-    for field, i, entry in _batch_entries(ctx.config(model)):
+    for field, i, entry in _batch_entries(ctx.io_config(model)):
         kind = _kind_name(field, entry)
         count = len(entry.source_input)
         if kind is None or count == 1:
@@ -117,7 +117,7 @@ def batch_io_unknown_kind(model: LoadedModel, ctx: CheckContext) -> Iterator[Fin
     batch_input [ { kind: BATCH_ELEMENT_COUNT target_name: "n" data_type: TYPE_INT32 source_input: "x" } ]
     ```
     """
-    for field, i, entry in _batch_entries(ctx.config(model)):
+    for field, i, entry in _batch_entries(ctx.io_config(model)):
         if _kind_name(field, entry) is None:
             yield io_finding(
                 model,
@@ -163,7 +163,7 @@ def batch_input_data_type(model: LoadedModel, ctx: CheckContext) -> Iterator[Fin
     batch_input [ { kind: BATCH_ELEMENT_COUNT target_name: "n" data_type: TYPE_INT32 source_input: "x" } ]
     ```
     """
-    for i, entry in enumerate(ctx.config(model).batch_input):
+    for i, entry in enumerate(ctx.io_config(model).batch_input):
         if entry.data_type not in _BATCH_DATA_TYPES:
             written = (
                 "no data_type"
@@ -214,7 +214,7 @@ def batch_io_unknown_source_input(model: LoadedModel, ctx: CheckContext) -> Iter
     batch_input [ { kind: BATCH_ELEMENT_COUNT target_name: "n" data_type: TYPE_INT32 source_input: "x" } ]
     ```
     """
-    config = ctx.config(model)
+    config = ctx.io_config(model)
     inputs = {io.name for io in config.input}
     filler = backend_completes_io(model, ctx)
     for field, i, entry in _batch_entries(config):
@@ -270,7 +270,7 @@ def batch_output_unknown_target(model: LoadedModel, ctx: CheckContext) -> Iterat
     batch_output [ { kind: BATCH_SCATTER_WITH_INPUT_SHAPE target_name: "y" source_input: "x" } ]
     ```
     """
-    config = ctx.config(model)
+    config = ctx.io_config(model)
     outputs = {io.name for io in config.output}
     filler = backend_completes_io(model, ctx)
     for i, entry in enumerate(config.batch_output):
@@ -324,7 +324,7 @@ def batch_output_duplicate_target(model: LoadedModel, ctx: CheckContext) -> Iter
     batch_output [ { kind: BATCH_SCATTER_WITH_INPUT_SHAPE target_name: [ "y" ] source_input: "x" } ]
     ```
     """
-    for i, entry in enumerate(ctx.config(model).batch_output):
+    for i, entry in enumerate(ctx.io_config(model).batch_output):
         seen: set[str] = set()
         for j, target in enumerate(entry.target_name):
             if target in seen:

@@ -150,7 +150,7 @@ def input_format_needs_3_dims(model: LoadedModel, ctx: CheckContext) -> Iterator
     input [ { name: "image" data_type: TYPE_FP32 format: FORMAT_NCHW dims: [ 3, 224, 224 ] } ]
     ```
     """
-    for i, io in enumerate(ctx.config(model).input):
+    for i, io in enumerate(ctx.io_config(model).input):
         layout = io.format in (ModelInput.FORMAT_NHWC, ModelInput.FORMAT_NCHW)
         if layout and len(io.dims) not in (0, 3):  # no dims at all is TC303's finding
             yield io_finding(
@@ -194,7 +194,7 @@ def shape_tensor_not_tensorrt(model: LoadedModel, ctx: CheckContext) -> Iterator
     input [ { name: "x" data_type: TYPE_INT32 dims: [ 2 ] } ]
     ```
     """
-    config = ctx.config(model)
+    config = ctx.io_config(model)
     if config.platform == TENSORRT_PLAN or not platform_known(model, ctx):
         return
     for kind, i, io in tensors(config):
@@ -239,7 +239,7 @@ def non_linear_io_not_tensorrt(model: LoadedModel, ctx: CheckContext) -> Iterato
     input [ { name: "x" data_type: TYPE_FP16 dims: [ 3, 8, 8 ] } ]
     ```
     """
-    config = ctx.config(model)
+    config = ctx.io_config(model)
     if config.platform == TENSORRT_PLAN or not platform_known(model, ctx):
         return
     for kind, i, io in tensors(config):
@@ -284,7 +284,7 @@ def non_linear_io_needs_3_dims(model: LoadedModel, ctx: CheckContext) -> Iterato
     input [ { name: "x" data_type: TYPE_FP16 dims: [ 4, 4, 4 ] is_non_linear_format_io: true } ]
     ```
     """
-    config = ctx.config(model)
+    config = ctx.io_config(model)
     if config.platform != TENSORRT_PLAN:
         return  # TC310 (an unknown platform is never tensorrt_plan)
     for kind, i, io in tensors(config):
@@ -336,7 +336,7 @@ def duplicate_io_name(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding
     ```
     """
     seen: dict[tuple[str, str], int] = {}
-    for kind, i, io in tensors(ctx.config(model)):
+    for kind, i, io in tensors(ctx.io_config(model)):
         if not io.name:
             continue  # TC301
         first = seen.setdefault((kind, io.name), i)

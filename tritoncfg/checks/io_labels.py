@@ -20,7 +20,7 @@ LabelState = Literal["file", "dir", "missing", "unknown"]
 
 def _labels(model: LoadedModel, ctx: CheckContext) -> Iterator[tuple[int, str, str]]:
     """(output index, output name, label_filename) of every output with a label file."""
-    for i, io in enumerate(ctx.config(model).output):
+    for i, io in enumerate(ctx.io_config(model).output):
         if io.label_filename:
             yield i, io.name, io.label_filename
 

@@ -91,6 +91,29 @@ class CheckContext:
         """Shorthand: the completed config."""
         return self.completion(model).config
 
+    def io_config(self, model: LoadedModel) -> ModelConfig:
+        """The config whose inputs and outputs Triton's Model::Init validates: in default mode,
+        after the backend auto-completed it from the model file (spec §0: I/O checks run after
+        the backend loaded); the core-completed config when there is no readable model file."""
+        if self.strict:
+            return self.config(model)
+        return self.memo(("io-config", id(model)), lambda: self._backend_completed(model))
+
+    def _backend_completed(self, model: LoadedModel) -> ModelConfig:
+        from tritoncfg.complete.backend import autocomplete_backend
+        from tritoncfg.complete.normalize import normalize_model_config
+        from tritoncfg.models.io import ModelIO
+
+        config = self.config(model)
+        described = self.model_io(model)
+        if not isinstance(described, ModelIO):
+            return config
+        done = autocomplete_backend(config, described)
+        if not done.ok:
+            return config  # the backend fails first; its own rules (TC8xx) say why
+        normalize_model_config(done.config)
+        return done.config
+
     @property
     def strict(self) -> bool:
         return self.options.triton_mode == "strict"

@@ -24,7 +24,7 @@ from tritoncfg.triton.ports import LOOPBACK, free_ports
 from tritoncfg.triton.rest import TritonHTTP
 
 START_ATTEMPTS = 3  # a port taken between choosing it and binding it: try new ones
-STOP_GRACE_SECONDS = 10.0
+STOP_GRACE_SECONDS = 7.0  # Triton waits up to EXIT_TIMEOUT_SECONDS for models itself
 EXIT_TIMEOUT_SECONDS = 5  # Triton's own wait for models to unload on shutdown
 # what tritonserver logs when it cannot serve: `E... tritonserver.cc:NNNN] "Internal: ..."`
 _STARTUP_ERROR = re.compile(r"^(E\d{4} .*\btritonserver\.cc:\d+\]|error: creating server)")

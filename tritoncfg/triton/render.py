@@ -19,7 +19,7 @@ _STATE_TEXT = {
     "REJECTED": "rejected",
     "BACKEND_UNAVAILABLE": "backend not available on this server",
     "AGENT_UNAVAILABLE": "repository agent not available on this server",
-    "DEPENDENCY_FAILED": "step model did not load",
+    "DEPENDENCY_FAILED": "a step model did not load",
 }
 
 
@@ -43,7 +43,10 @@ def _tritoncfg_cell(verdict: ModelVerdict) -> str:
 
 def _triton_cell(verdict: ModelVerdict) -> str:
     text = _STATE_TEXT[verdict.triton_state]
-    if verdict.triton_state in ("REJECTED", "DEPENDENCY_FAILED") and verdict.triton_errors:
+    step = next((e.dependency for e in verdict.triton_errors if e.dependency), None)
+    if step is not None:
+        return f"step model '{step}' did not load"
+    if verdict.triton_state == "REJECTED" and verdict.triton_errors:
         first = verdict.triton_errors[0].message
         text += f": {first if len(first) <= 90 else first[:87] + '...'}"
     return text
