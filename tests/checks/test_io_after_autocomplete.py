@@ -24,13 +24,19 @@ def _repo(tmp_path: Path, config: str) -> Path:
     return tmp_path / "repo"
 
 
-def test_inputs_filled_by_the_backend_are_not_reported_in_default_mode(tmp_path: Path) -> None:
-    config = NO_IO + 'input [ { name: "x" data_type: TYPE_FP32 } ]\n'  # dims left to the backend
-    repo = _repo(tmp_path, config)
-    default = [d.code for d in lint(repo).diagnostics]
-    assert "TC303" not in default
+def test_tensors_added_by_the_backend_are_checked_in_default_mode(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, NO_IO)  # no inputs or outputs: ONNX Runtime adds them from the model
+    assert not [d for d in lint(repo).diagnostics if d.severity.value == "error"]
     strict = [d.code for d in lint(repo, LintOptions(triton_mode="strict")).diagnostics]
-    assert "TC303" in strict  # strict mode: nothing fills the dims, Triton fails
+    assert "TC303" not in strict  # there is no tensor to lack dims...
+    assert "TC803" in strict  # ...but the model has an input the config does not list
+
+
+def test_dims_the_backend_does_not_fill_are_an_error_once_the_model_is_read(tmp_path: Path) -> None:
+    # ONNX Runtime adds missing tensors, not the dims of a tensor the config lists
+    repo = _repo(tmp_path, NO_IO + 'input [ { name: "x" data_type: TYPE_FP32 } ]\n')
+    (finding,) = [d for d in lint(repo).diagnostics if d.code == "TC303"]
+    assert finding.severity.value == "error"
 
 
 def test_fp16_model_against_fp32_config_names_the_model_value(tmp_path: Path) -> None:

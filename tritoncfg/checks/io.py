@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
 from tritoncfg.diagnostics import Severity
+from tritoncfg.models.io import ModelIO
 from tritoncfg.schema import ModelConfig, ModelInput, ModelOutput
 from tritoncfg.text import FieldPath
 from tritoncfg.workspace import LoadedModel
@@ -45,7 +46,11 @@ def backend_completes_io(model: LoadedModel, ctx: CheckContext) -> str | None:
     if completion.autofill_error is not None:
         return "the backend"
     backend = completion.config.backend
-    return f"the {backend} backend" if backend in AUTO_COMPLETING_BACKENDS else None
+    if backend not in AUTO_COMPLETING_BACKENDS:
+        return None
+    if isinstance(ctx.model_io(model), ModelIO):
+        return None  # the model file was read: ctx.io_config already holds what the backend fills
+    return f"the {backend} backend"
 
 
 def platform_known(model: LoadedModel, ctx: CheckContext) -> bool:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 NGC_ROOT = Path("/opt/tritonserver")
 PYTHON_STUB = "triton_python_backend_stub"
+PYTRITON = "nvidia-pytriton"
 
 
 class ServerNotFound(Exception):
@@ -83,7 +84,7 @@ def _pytriton_layout(binary: Path, origin: str) -> ServerDistribution | None:
     caches = server_root / "caches"
     return ServerDistribution(
         binary,
-        f"{origin} (nvidia-pytriton)",
+        origin if origin == PYTRITON else f"{origin} ({PYTRITON})",
         server_root / "backends",
         caches if caches.is_dir() else None,
         env,
@@ -134,7 +135,7 @@ def locate_server(
         return _distribution(ngc, str(NGC_ROOT), backend_dir)
     pytriton = _installed_pytriton()
     if pytriton is not None:
-        return _distribution(pytriton, "nvidia-pytriton", backend_dir)
+        return _distribution(pytriton, PYTRITON, backend_dir)
     raise ServerNotFound(
         "no tritonserver found (looked for --tritonserver, PATH, "
         f"{ngc} and an installed nvidia-pytriton); install one with "

@@ -21,7 +21,7 @@ from types import FrameType, TracebackType
 from tritoncfg.triton.locate import ServerDistribution
 from tritoncfg.triton.logs import LogTail
 from tritoncfg.triton.ports import LOOPBACK, free_ports
-from tritoncfg.triton.rest import TritonHTTP
+from tritoncfg.triton.rest import TritonHTTP, TritonHTTPError
 
 START_ATTEMPTS = 3  # a port taken between choosing it and binding it: try new ones
 STOP_GRACE_SECONDS = 7.0  # Triton waits up to EXIT_TIMEOUT_SECONDS for models itself
@@ -59,6 +59,14 @@ class TritonServer:
     @property
     def url(self) -> str:
         return self.http.base_url
+
+    def version(self) -> str | None:
+        """The server's release, `2.51.0` (None when it does not say)."""
+        try:
+            found = self.http.metadata().get("version")
+        except TritonHTTPError:
+            return None
+        return None if found is None else str(found)
 
     @property
     def alive(self) -> bool:

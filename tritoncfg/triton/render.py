@@ -103,8 +103,8 @@ def render_verify_text(out: TextIO, report: VerifyReport, *, color: bool) -> Non
     console.print(table)
     for verdict in report.models:
         if verdict.note:
-            console.print(f"  {verdict.model}: {verdict.note}", markup=False)
-    console.print(_summary(report), markup=False)
+            console.print(f"  {verdict.model}: {verdict.note}", markup=False, soft_wrap=True)
+    console.print(_summary(report), markup=False, soft_wrap=True)
 
 
 def _width(out: TextIO) -> int | None:

@@ -21,7 +21,6 @@ from tritoncfg.triton.load import DEFAULT_LOAD_TIMEOUT, LoadOutcome, load_model,
 from tritoncfg.triton.locate import locate_server
 from tritoncfg.triton.mirror import PathMap, mirror_repository
 from tritoncfg.triton.process import ServerOptions, TritonServer, stop_on_signals
-from tritoncfg.triton.rest import TritonHTTPError
 from tritoncfg.triton.verdict import (
     Context,
     ModelVerdict,
@@ -126,10 +125,7 @@ def check_models(
         unload_model(server, model.name)
     if progress is not None:
         progress("stopping tritonserver", len(models), len(models))
-    try:
-        version = server_version(str(server.http.metadata().get("version")))
-    except TritonHTTPError:
-        version = None
+    version = server_version(server.version())
     findings = errors_by_model(diagnostics, models)
     rejects = frozenset(name for name, found in findings.items() if any(map(triton_checked, found)))
     ctx = Context(outcomes, rejects, server.distribution.backend_dir, version)
@@ -174,14 +170,10 @@ def verify(
                 progress=progress,
                 load_timeout=options.load_timeout,
             )
-            try:
-                version = server.http.metadata().get("version")
-            except TritonHTTPError:
-                version = None
             info = ServerInfo(
                 str(distribution.binary),
                 distribution.origin,
-                None if version is None else str(version),
+                server.version(),
                 str(distribution.backend_dir),
             )
     return VerifyReport(result, verdicts, info, gpus)
