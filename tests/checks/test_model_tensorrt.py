@@ -474,8 +474,10 @@ def _qa_engine(source: str) -> ModelIO:
         )
         return engine(inputs, outputs, [profile])
     if "qa_trt_format_model_repository" in source:
-        inputs = _batch_io(ins, (2, 1), "CHW32")
-        return engine(inputs, _batch_io(outs, (2, 1)), [batch_profile(0, 1, 8, *ins, rest=(2, 1))])
+        # rank 4, [batch, -1, 2, 1]: the QA's expected auto-complete has dims [-1, 2, 1]
+        inputs = _batch_io(ins, (-1, 2, 1), "CHW32")
+        outputs = _batch_io(outs, (-1, 2, 1))
+        return engine(inputs, outputs, [batch_profile(0, 1, 8, *ins, rest=(2, 2, 1))])
     if "qa_reshape_model_repository" in source:
         shapes = [(2, 2, 4), (1, 2, 1), (3, 2, 2), (1, 1, 1)]
         inputs = [tensor(f"INPUT{i}", "FLOAT", [-1, *s]) for i, s in enumerate(shapes)]

@@ -100,19 +100,24 @@ class CheckContext:
         return self.memo(("io-config", id(model)), lambda: self._backend_completed(model))
 
     def _backend_completed(self, model: LoadedModel) -> ModelConfig:
-        from tritoncfg.complete.backend import autocomplete_backend
-        from tritoncfg.complete.normalize import normalize_model_config
+        from tritoncfg.complete.full import complete_model
         from tritoncfg.models.io import ModelIO
 
         config = self.config(model)
         described = self.model_io(model)
         if not isinstance(described, ModelIO):
             return config
-        done = autocomplete_backend(config, described)
-        if not done.ok:
-            return config  # the backend fails first; its own rules (TC8xx) say why
-        normalize_model_config(done.config)
-        return done.config
+        gpus = self.options.gpus
+        if gpus is None and config.backend == "tensorrt":
+            gpus = (0,)  # a TensorRT engine runs only where there is a GPU
+        done = complete_model(
+            model,
+            model_io=described,
+            gpus=gpus,
+            peer=lambda name: self.workspace.peer(model, name),
+        )
+        # when the backend fails first, its own rules (TC8xx) say why
+        return done.config if done.ok else config
 
     @property
     def strict(self) -> bool:
