@@ -4,7 +4,7 @@ The environment is built once from the package registry (about 30 s to 3 min) an
 across runs (a marker file records what it holds); a lock keeps two sessions from building it at
 once. One server serves the whole session: explicit model control, HTTP and gRPC on 127.0.0.1.
 Every test that needs it skips, saying why, when it cannot be set up. TRITONCFG_NO_TRITON=1
-skips them on purpose.
+skips them on purpose; TRITONCFG_TEST_TRITON_VENV puts the environment elsewhere.
 """
 
 from __future__ import annotations

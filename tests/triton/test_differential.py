@@ -53,15 +53,6 @@ KNOWN_DISAGREEMENTS: dict[str, str] = {
         "overflows int64 silently and the model loads; the check that refuses it (`byte size for "
         "tensor 'S' exceeds maximum size`) came with core PR #475 (83aa1ef, 2026-03), after 2.51"
     ),
-    "TC741-example-0": (
-        "tritoncfg: TC741 (EXECUTION_ENV_PATH under $$TRITON_MODEL_DIRECTORY that does not exist) "
-        "is a warning, but the python backend refuses the model: `Failed to get the canonical "
-        "path for <model>/env.tar.gz.`; it should be an error"
-    ),
-    "TC742-fix-0": (
-        "tritoncfg: same as TC741-example-0 (the Fix's $$TRITON_MODEL_DIRECTORY/env.tar.gz is "
-        "not in the model folder; TC741 warns, Triton refuses)"
-    ),
     "TC742-example-0": (
         "environment: a relative EXECUTION_ENV_PATH is resolved against tritonserver's working "
         "directory (here its temp folder, without env.tar.gz), which no config check can see; "
@@ -159,6 +150,11 @@ def report(results: list[CaseResult], sampled: str) -> str:
                 lines.append(
                     f"DISAGREE {_key(r.case, v)}\n  triton: {triton}\n  tritoncfg: {said}\n  why: {why}"
                 )
+    for r in results:  # agreements too: Triton 2.51 refused these for another reason
+        for v in r.verdicts:
+            why = _version_difference(v)
+            if why is not None and v.agree:
+                lines.append(f"VERSION {_key(r.case, v)} (verdicts agree, reasons differ): {why}")
     fields: Counter[str] = Counter()
     examples: dict[str, str] = {}
     for r in results:

@@ -181,6 +181,9 @@ def test_interrupt_stops_the_server(
             server = [p for p in _children(process.pid) if _children(p)]  # tritonserver + its stub
             time.sleep(0.1)
         assert server, "the server did not start loading the model"
+        (stub,) = _children(server[0])
+        args = Path(f"/proc/{stub}/cmdline").read_bytes().split(b"\0")
+        (region,) = [a.decode() for a in args if a.startswith(b"triton_python_backend_shm_region_")]
         process.send_signal(sig)
         _, err = process.communicate(timeout=60)
     finally:
@@ -188,7 +191,8 @@ def test_interrupt_stops_the_server(
             process.kill()
     assert process.returncode == 130, err
     assert "interrupted; tritonserver stopped" in err
-    assert not _alive(server[0])
+    assert not _alive(server[0]) and not _alive(stub)
+    assert not (Path("/dev/shm") / region).exists()  # the killed stub's shared memory is gone
 
 
 def test_server_runs_on_loopback_and_stops(triton_env: TritonEnv, tmp_path: Path) -> None:
@@ -204,6 +208,6 @@ def test_server_runs_on_loopback_and_stops(triton_env: TritonEnv, tmp_path: Path
 def test_start_failure_shows_the_log(triton_env: TritonEnv, tmp_path: Path) -> None:
     distribution = locate_server(triton_env.distribution.binary)
     started = time.monotonic()
-    with pytest.raises(ServerStartError, match="failed to stat file .*no-such-repository"):
+    with pytest.raises(ServerStartError, match=r"failed to stat file .*no-such-repository"):
         TritonServer.start(distribution, tmp_path / "no-such-repository", tmp_path)
     assert time.monotonic() - started < 30  # told by its log, not by the start timeout

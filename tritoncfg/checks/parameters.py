@@ -241,7 +241,7 @@ def _uses_python_backend(config: ModelConfig) -> bool:
 @model_rule(
     "TC741",
     "execution-env-path-not-found",
-    severity=Severity.WARNING,
+    severity=Severity.ERROR,
     summary="The python backend's EXECUTION_ENV_PATH names nothing inside the model directory.",
     phase="MODEL_INIT",
 )
@@ -253,8 +253,9 @@ def execution_env_path_not_found(model: LoadedModel, ctx: CheckContext) -> Itera
     directory and collapses `..` (spec TN05); a path that leaves the directory is not checked.
 
     ## Why it matters
-    The python backend cannot unpack or activate the environment, so every instance fails to
-    start its stub process.
+    The python backend cannot find the environment and refuses the model: `Failed to get the
+    canonical path for <model dir>/env.tar.gz.` (seen on a real Triton 2.51 by the differential
+    tests).
 
     ## Example
     ```pbtxt
@@ -284,6 +285,7 @@ def execution_env_path_not_found(model: LoadedModel, ctx: CheckContext) -> Itera
         f"{EXECUTION_ENV} '{value}' names {model.dir.name}/{shown}, which does not exist: "
         "put the execution environment (a conda-pack archive or directory) there",
         span,
+        triton_message=f"Failed to get the canonical path for {target}.",
     )
 
 

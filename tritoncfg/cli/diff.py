@@ -12,8 +12,7 @@ from typing import Annotated
 import typer
 
 from tritoncfg.cli.common import EXIT_FINDINGS, EXIT_OK, existing_paths, fail
-
-EXIT_SERVER = 3
+from tritoncfg.cli.verify import EXIT_SERVER
 
 
 class DiffFormat(StrEnum):

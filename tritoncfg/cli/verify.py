@@ -12,8 +12,9 @@ from typing import Annotated, Any
 import typer
 
 from tritoncfg.cli.common import Color, existing_paths, fail, use_color
+from tritoncfg.cli.lint import parse_gpus
 
-EXIT_SERVER = 3
+EXIT_SERVER = 3  # no server could be found, started or reached
 EXIT_INTERRUPTED = 130
 
 
@@ -30,17 +31,6 @@ class VerifyMode(StrEnum):
 def _server_failure(message: str) -> None:
     sys.stderr.write(f"tritoncfg: error: {message}\n")
     raise typer.Exit(EXIT_SERVER)
-
-
-def _gpus(value: str | None) -> tuple[int, ...] | None:
-    if value is None:
-        return None
-    if value.strip().lower() == "none":
-        return ()
-    try:
-        return tuple(sorted({int(part) for part in value.split(",") if part.strip()}))
-    except ValueError:
-        fail(f"--gpus expects a comma-separated list of GPU ids or 'none', got {value!r}")
 
 
 class _Progress:
@@ -127,7 +117,7 @@ def verify_command(
         tritonserver=tritonserver,
         backend_dir=backend_dir.resolve() if backend_dir is not None else None,
         triton_mode="strict" if triton_mode is VerifyMode.strict else "default",
-        gpus=_gpus(gpus),
+        gpus=parse_gpus(gpus),
         startup_timeout=startup_timeout,
         load_timeout=load_timeout,
     )

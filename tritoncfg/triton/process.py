@@ -26,6 +26,8 @@ from tritoncfg.triton.rest import TritonHTTP, TritonHTTPError
 START_ATTEMPTS = 3  # a port taken between choosing it and binding it: try new ones
 STOP_GRACE_SECONDS = 7.0  # Triton waits up to EXIT_TIMEOUT_SECONDS for models itself
 EXIT_TIMEOUT_SECONDS = 5  # Triton's own wait for models to unload on shutdown
+SHARED_MEMORY = Path("/dev/shm")
+STUB_REGION_PREFIX = "triton_python_backend_shm_region_"
 # what tritonserver logs when it cannot serve: `E... tritonserver.cc:NNNN] "Internal: ..."`
 _STARTUP_ERROR = re.compile(r"^(E\d{4} .*\btritonserver\.cc:\d+\]|error: creating server)")
 
@@ -186,8 +188,12 @@ class TritonServer:
         except KeyboardInterrupt:
             pass
         finally:
+            regions = _stub_regions(pgid)
             _signal_group(pgid, signal.SIGKILL)  # python stubs, or a server that hung
             self.process.wait()
+            for region in regions:  # a killed server leaves its stubs' shared memory behind
+                with suppress(OSError):
+                    (SHARED_MEMORY / region).unlink()
 
     def __enter__(self) -> TritonServer:
         return self
@@ -199,6 +205,22 @@ class TritonServer:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+def _stub_regions(pgid: int) -> list[str]:
+    """The shared-memory regions (/dev/shm) of the python backend stubs still in the group:
+    `triton_python_backend_stub <model.py> <region> ...`."""
+    found: list[str] = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            group = int(stat.read_text().rsplit(")", 1)[1].split()[2])
+            if group != pgid:
+                continue
+            args = (stat.parent / "cmdline").read_bytes().split(b"\0")
+        except (OSError, IndexError, ValueError):
+            continue
+        found += [a.decode() for a in args if a.startswith(STUB_REGION_PREFIX.encode())]
+    return found
 
 
 def _exited(pid: int) -> bool:
