@@ -47,7 +47,7 @@ from tritoncfg.checks import (  # noqa: F401
     warmup_request,
 )
 from tritoncfg.checks.engine import run_checks
-from tritoncfg.triton import rule as _triton_rule  # noqa: F401  (TC000, emitted by `verify`)
 from tritoncfg.checks.registry import RULES, Finding, LintOptions, Rule
+from tritoncfg.triton import rule as _triton_rule  # noqa: F401  (TC000, emitted by `verify`)
 
 __all__ = ["RULES", "Finding", "LintOptions", "Rule", "run_checks"]
