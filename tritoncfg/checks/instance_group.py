@@ -31,7 +31,11 @@ def groups_of(model: LoadedModel, ctx: CheckContext) -> list[NormalizedGroup]:
     config = ctx.config(model)
     if config.platform == ENSEMBLE:
         return []  # Triton does not normalize or validate an ensemble's groups
-    return normalize_instance_groups(config, config.backend, ctx.options.gpus)
+    # every TC4xx rule reads the same groups: normalize them once per model
+    return ctx.memo(
+        ("instance-groups", id(model)),
+        lambda: normalize_instance_groups(config, config.backend, ctx.options.gpus),
+    )
 
 
 def triton_text(model: LoadedModel, ctx: CheckContext, group: NormalizedGroup, text: str) -> str:

@@ -331,7 +331,7 @@ def template_placeholder(model: LoadedModel, ctx: CheckContext) -> Iterator[Find
     parameters { key: "tokenizer_dir" value { string_value: "/models/tokenizer" } }
     ```
     """
-    if model.config is None or model.config.document is None:
+    if model.config is None or model.config.document is None or "${" not in model.config.source:
         return
     for scalar in _strings(model.config.document.fields):
         if "${" in scalar.text:
