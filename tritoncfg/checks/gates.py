@@ -30,7 +30,36 @@ def _tensorrt(config: ModelConfig) -> bool:
     return config.backend == "tensorrt" or config.platform == "tensorrt_plan"
 
 
+def _batch_io(config: ModelConfig) -> bool:
+    return bool(config.batch_input) or bool(config.batch_output)
+
+
+def _labels(config: ModelConfig) -> bool:
+    return any(output.label_filename for output in config.output)
+
+
+def _parameters(config: ModelConfig) -> bool:
+    return bool(config.parameters)
+
+
+def _backend_owned(config: ModelConfig) -> bool:
+    return config.backend in ("pytorch", "dali")
+
+
+def _misc(config: ModelConfig) -> bool:
+    return (
+        config.response_cache.enable
+        or config.HasField("model_metrics")
+        or any(group.rate_limiter.resources for group in config.instance_group)
+    )
+
+
 _FAMILIES: dict[Gate, tuple[str, ...]] = {
+    _batch_io: ("io_batch",),
+    _labels: ("io_labels",),
+    _parameters: ("parameters",),
+    _backend_owned: ("backend_owned",),
+    _misc: ("misc",),
     _sequence: ("sequence", "sequence_values", "sequence_state", "sequence_state_data"),
     _ensemble: ("ensemble", "ensemble_flow", "ensemble_deps", "ensemble_xmodel"),
     _warmup: ("warmup", "warmup_request"),
