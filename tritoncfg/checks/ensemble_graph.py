@@ -18,6 +18,7 @@ from pathlib import Path
 
 from tritoncfg.checks.ensemble_flow import map_path, step_path
 from tritoncfg.checks.registry import CheckContext, checkable
+from tritoncfg.checks.tensor_size import dims_text
 from tritoncfg.diagnostics import Severity
 from tritoncfg.schema import DataType, ModelConfig, ModelEnsembling, ModelInput, ModelOutput
 from tritoncfg.text.bind import FieldPath
@@ -77,10 +78,6 @@ def type_name(dtype: int | None) -> str:
         return DataType.Name(dtype or 0)
     except ValueError:
         return ""  # C++ DataType_Name of an undefined number
-
-
-def dims_text(dims: Sequence[int]) -> str:
-    return "[" + ",".join(str(d) for d in dims) + "]"
 
 
 def _same_shape(a: Sequence[int], b: Sequence[int]) -> bool:

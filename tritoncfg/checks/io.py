@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks.tensor_size import INT64_MAX, OVERFLOW, element_count
 from tritoncfg.diagnostics import Severity
 from tritoncfg.models.io import ModelIO
 from tritoncfg.schema import ModelConfig, ModelInput, ModelOutput
@@ -21,8 +22,6 @@ from tritoncfg.workspace import LoadedModel
 
 PHASE = "VALIDATE_IO"
 WILDCARD = -1
-INT64_MAX = 2**63 - 1
-_OVERFLOW = -3
 # Backends that add inputs, outputs, dims and data types from the model file in auto-complete mode.
 AUTO_COMPLETING_BACKENDS = frozenset({"onnxruntime", "tensorrt", "tensorflow", "openvino", "dali"})
 
@@ -93,21 +92,6 @@ class _Problem:
     triton: str  # Triton's text without the ` for <model>` suffix
     message: str
     value: bool = False  # point at the value rather than the field name
-
-
-def _element_count(dims: list[int]) -> int:
-    """`triton::common::GetElementCount`: -1 at the first wildcard, -3 on int64 overflow."""
-    count = 0
-    for i, dim in enumerate(dims):
-        if dim == WILDCARD:
-            return WILDCARD
-        if i == 0:
-            count = dim
-        elif dim != 0 and count > INT64_MAX // dim:
-            return _OVERFLOW
-        else:
-            count *= dim
-    return count
 
 
 def _wrap64(value: int) -> int:
@@ -201,8 +185,8 @@ def _reshape_problems(
     prefix, where = f"model {kind} '{io.name}' ", f"{kind} '{io.name}'"
     counts: list[int | None] = []  # None: invalid values, reported above, or an overflow
     for part, values in (("dims", dims), ("reshape", shape)):
-        count = _element_count(values) if not any(map(_bad, values)) else None
-        if count == _OVERFLOW:
+        count = element_count(values) if not any(map(_bad, values)) else None
+        if count == OVERFLOW:
             yield _Problem(
                 "TC306",
                 (kind, i, part),
@@ -210,7 +194,7 @@ def _reshape_problems(
                 f"the {part} of {where} hold more elements than an int64 can count; "
                 "check the sizes",
             )
-        counts.append(None if count == _OVERFLOW else count)
+        counts.append(None if count == OVERFLOW else count)
     dims_size, reshape_size = counts
     if not dims or dims_size is None or reshape_size is None:
         return  # nothing meaningful to compare

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
 from tritoncfg.checks.sequence import sequence_batching
+from tritoncfg.checks.tensor_size import dims_text
 from tritoncfg.diagnostics import Severity
 from tritoncfg.schema import DataType, ModelSequenceBatching
 from tritoncfg.text.span import Span
@@ -49,11 +50,6 @@ def initial_states(model: LoadedModel, ctx: CheckContext) -> Iterator[InitialSta
     for index, state in enumerate(sequence_states(model, ctx)):
         if len(state.initial_state) == 1:
             yield InitialState(index, state, state.initial_state[0])
-
-
-def dims_text(dims: list[int]) -> str:
-    """`triton::common::DimsListToString`: `[1,-1,3]`."""
-    return "[" + ",".join(str(d) for d in dims) + "]"
 
 
 def type_name(data_type: int) -> str:

@@ -9,12 +9,11 @@ from collections.abc import Iterator
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
 from tritoncfg.checks.sequence_state import (
     PHASE,
-    WILDCARD,
     InitialState,
-    dims_text,
     initial_states,
     sequence_states,
 )
+from tritoncfg.checks.tensor_size import byte_size
 from tritoncfg.complete.instance_groups import (
     KIND_GPU,
     KNOWN_KINDS,
@@ -26,57 +25,16 @@ from tritoncfg.schema import DataType
 from tritoncfg.workspace import LoadedModel
 
 RUNTIME = "RUNTIME"
-INT64_MAX = 2**63 - 1
 INITIAL_STATE_DIR = "initial_state"
-# `triton::common::GetDataTypeByteSize`; other types (TYPE_INVALID, unknown numbers) are 0
-_WIDTHS = {
-    1: ("BOOL", "UINT8", "INT8"),
-    2: ("UINT16", "INT16", "FP16", "BF16"),
-    4: ("UINT32", "INT32", "FP32"),
-    8: ("UINT64", "INT64", "FP64"),
-}
-_BYTES = {
-    DataType.Value(f"TYPE_{name}"): width for width, names in _WIDTHS.items() for name in names
-}
-
-
-def _element_count(dims: list[int]) -> int | str:
-    """`triton::common::GetElementCount`: the count, or "wildcard" / "invalid" / "overflow"."""
-    count = 0
-    for position, dim in enumerate(dims):
-        if dim == WILDCARD:
-            return "wildcard"
-        if dim < 0:
-            return "invalid"
-        if position == 0:
-            count = dim
-        elif dim != 0 and count > INT64_MAX // dim:
-            return "overflow"
-        else:
-            count *= dim
-    return count  # 0 for no dims, as in Triton
 
 
 def _byte_size_error(item: InitialState) -> str | None:
-    """The error of Triton's `GetByteSize` for the initial value's type and dims, if any."""
-    name, dims, data_type = item.input_name, list(item.initial.dims), item.initial.data_type
-    too_big = f"byte size for tensor '{name}' exceeds maximum size of {INT64_MAX}"
-    if data_type == DataType.TYPE_STRING:
-        count = _element_count(dims)
-        if count == "invalid":
-            return f"tensor '{name}' contains an invalid dimension in shape {dims_text(dims)}"
-        if count == "overflow":
-            return f"element count for tensor '{name}' exceeds maximum size of {INT64_MAX}"
-        return too_big if isinstance(count, int) and count > INT64_MAX // 4 else None
-    width = _BYTES.get(data_type, 0)
-    if width == 0:
-        return None  # size unknown to Triton: no error here
-    count = _element_count(dims)
-    if count == "invalid":
-        return f"tensor '{name}' contains an invalid dimension {dims_text(dims)}"
-    if count == "overflow" or (isinstance(count, int) and count > INT64_MAX // width):
-        return too_big
-    return None  # a wildcard is TC625
+    """The error of Triton's `GetByteSize` for the initial value's type and dims, if any (a
+    wildcard is TC625's)."""
+    size = byte_size(
+        DataType.Name(item.initial.data_type), list(item.initial.dims), item.input_name
+    )
+    return size if isinstance(size, str) else None
 
 
 @model_rule(

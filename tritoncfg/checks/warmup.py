@@ -10,6 +10,11 @@ from pathlib import Path
 
 from tritoncfg.checks.parameters import exists_in_model_dir, is_ensemble
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks.tensor_size import (
+    WILDCARD,
+    dims_text,
+)
+from tritoncfg.checks.tensor_size import byte_size as tensor_byte_size
 from tritoncfg.diagnostics import Severity
 from tritoncfg.repository import WARMUP_DIRNAME
 from tritoncfg.schema import DataType, ModelConfig, ModelWarmup
@@ -17,14 +22,6 @@ from tritoncfg.workspace import LoadedModel
 
 PHASE = "INSTANCE"
 REQUEST = "[request id: <id_unknown>] "  # InferenceRequest::LogRequest() of a warmup request
-INT64_MAX = 2**63 - 1
-WILDCARD, INVALID, OVERFLOW = -1, -2, -3  # triton::common::{WILDCARD,INVALID,OVERFLOW}_SIZE
-_TYPE_BYTES = {
-    **dict.fromkeys(("TYPE_BOOL", "TYPE_UINT8", "TYPE_INT8"), 1),
-    **dict.fromkeys(("TYPE_UINT16", "TYPE_INT16", "TYPE_FP16", "TYPE_BF16"), 2),
-    **dict.fromkeys(("TYPE_UINT32", "TYPE_INT32", "TYPE_FP32"), 4),
-    **dict.fromkeys(("TYPE_UINT64", "TYPE_INT64", "TYPE_FP64"), 8),
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,49 +49,9 @@ def protocol_name(data_type: int) -> str:
     return "BYTES" if name == "TYPE_STRING" else name.removeprefix("TYPE_")
 
 
-def dims_text(dims: list[int]) -> str:
-    """`triton::common::DimsListToString`: `[1,-1,3]`."""
-    return "[" + ",".join(str(d) for d in dims) + "]"
-
-
-def element_count(dims: list[int]) -> int:
-    """`triton::common::GetElementCount`: the first negative dim decides (-1 wildcard, else invalid)."""
-    count = 0
-    for i, dim in enumerate(dims):
-        if dim == -1:
-            return WILDCARD
-        if dim < 0:
-            return INVALID
-        if i == 0:
-            count = dim
-        elif dim != 0 and count > INT64_MAX // dim:
-            return OVERFLOW
-        else:
-            count *= dim
-    return count
-
-
 def byte_size(entry: WarmupInput) -> int | str:
-    """Core's `GetByteSize(dtype, dims, name)`: the size, WILDCARD, or Triton's error text."""
-    dims, name = list(entry.spec.dims), entry.name
-    if entry.data_type == "TYPE_STRING":
-        count = element_count(dims)
-        if count == INVALID:
-            return f"tensor '{name}' contains an invalid dimension in shape {dims_text(dims)}"
-        if count == OVERFLOW:
-            return f"element count for tensor '{name}' exceeds maximum size of {INT64_MAX}"
-        if count != WILDCARD and count > INT64_MAX // 4:
-            return f"byte size for tensor '{name}' exceeds maximum size of {INT64_MAX}"
-        return count if count == WILDCARD else 4 * count
-    size = _TYPE_BYTES.get(entry.data_type, 0)
-    if size == 0:
-        return WILDCARD  # an unset type is "variable size" (TV181's misleading message)
-    count = element_count(dims)
-    if count == INVALID:
-        return f"tensor '{name}' contains an invalid dimension {dims_text(dims)}"
-    if count == OVERFLOW or count > INT64_MAX // size:
-        return f"byte size for tensor '{name}' exceeds maximum size of {INT64_MAX}"
-    return count if count == WILDCARD else count * size
+    """Core's `GetByteSize(dtype, dims, name)` for one warmup input."""
+    return tensor_byte_size(entry.data_type, list(entry.spec.dims), entry.name)
 
 
 def runs_warmup(config: ModelConfig) -> bool:

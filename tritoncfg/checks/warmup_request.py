@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks.tensor_size import dims_text
 from tritoncfg.checks.warmup import (
     PHASE,
     REQUEST,
     WarmupInput,
-    dims_text,
     protocol_name,
     runs_warmup,
     usable,
