@@ -30,11 +30,6 @@ class LoadedModel:
     def config_path(self) -> str:
         return str(self.dir.config_path)
 
-    @property
-    def valid(self) -> bool:
-        """The config exists, was read, and parses: Triton gets past its PARSE phase."""
-        return self.config is not None and self.config.ok
-
 
 def load_model(
     model: ModelDir, repository: Repository, overrides: Mapping[str, str] | None = None
