@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tritoncfg.checks.gates import gate_of
+from tritoncfg.checks.gates import RulePlan
 from tritoncfg.checks.parse import CHECKS_SKIPPED
 from tritoncfg.checks.registry import RULES, CheckContext, Finding, LintOptions, Rule, checkable
 from tritoncfg.diagnostics import Diagnostic, TritonVerdict
@@ -58,18 +58,16 @@ def run_checks(
             if rule.scope == "repository":
                 for finding in rule.check(repository, ctx):  # type: ignore[arg-type]
                     found.append(_diagnostic(rule, finding, str(repository.root), None))
-    model_rules = [(rule, gate_of(rule.check)) for rule in active if rule.scope == "model"]
+    plan = RulePlan(active)
     for model in workspace.models:
         skipped: list[Rule] = []
         meaningful = checkable(model, options)
-        config = ctx.config(model) if meaningful else None
-        for rule, gate in model_rules:
+        # rule families whose feature the config does not use have nothing to find: not called
+        for rule in plan.for_config(ctx.config(model) if meaningful else None):
             if rule.needs_valid_config and not meaningful:
                 if model.config is not None:
                     skipped.append(rule)
                 continue
-            if gate is not None and config is not None and not gate(config):
-                continue  # the family's feature is not used: nothing to find
             for finding in ctx.findings(rule, model):
                 found.append(_diagnostic(rule, finding, model.config_path, model.name))
         if skipped:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from tritoncfg.checks.ensemble_flow import ENSEMBLE, ensemble_scheduled, step_path
 from tritoncfg.checks.ensemble_graph import ModelKey, analyse, model_key
-from tritoncfg.checks.gates import gate_of
+from tritoncfg.checks.gates import RulePlan
 from tritoncfg.checks.registry import RULES, CheckContext, Finding, at, checkable, model_rule
 from tritoncfg.complete.versions import select_versions
 from tritoncfg.diagnostics import Severity
@@ -76,16 +76,12 @@ def _first_errors(model: LoadedModel, ctx: CheckContext) -> tuple[str | None, st
 def _compute_first_errors(model: LoadedModel, ctx: CheckContext) -> tuple[str | None, str | None]:
     poll, load = (_POLL_STRICT, _LOAD_STRICT) if ctx.strict else (_POLL, _LOAD)
     meaningful = checkable(model, ctx.options)
-    config = ctx.config(model) if meaningful else None
     first: dict[tuple[str, ...], tuple[int, str]] = {}
-    for rule in RULES.values():
-        if rule.scope != "model" or rule.phase in _NOT_A_LOAD_ERROR:
-            continue  # the DEPS/XMODEL rules would recurse here
+    # the DEPS/XMODEL rules would recurse here; gated as the engine does
+    plan = ctx.memo(("load-error-rules",), _load_error_rules)
+    for rule in plan.for_config(ctx.config(model) if meaningful else None):
         if rule.needs_valid_config and not meaningful:
             continue
-        gate = gate_of(rule.check)
-        if gate is not None and config is not None and not gate(config):
-            continue  # as the engine does: the family's feature is not used
         for finding in ctx.findings(rule, model):
             phase = finding.phase or rule.phase
             severity = finding.severity or rule.severity
@@ -100,6 +96,10 @@ def _compute_first_errors(model: LoadedModel, ctx: CheckContext) -> tuple[str | 
         first[poll][1] if poll in first else None,
         first[load][1] if load in first else None,
     )
+
+
+def _load_error_rules() -> RulePlan:
+    return RulePlan(rule for rule in RULES.values() if rule.phase not in _NOT_A_LOAD_ERROR)
 
 
 def step_failure(

@@ -3,9 +3,13 @@ completed config does not use: on a 2,000-model repository most rules have nothi
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from tritoncfg.schema import ModelConfig
+
+if TYPE_CHECKING:
+    from tritoncfg.checks.registry import Rule
 
 Gate = Callable[[ModelConfig], bool]
 
@@ -79,3 +83,30 @@ GATES: dict[str, Gate] = {
 def gate_of(check: object) -> Gate | None:
     """The gate of the family module a rule's check function lives in, if any."""
     return GATES.get(getattr(check, "__module__", ""))
+
+
+class RulePlan:
+    """The model rules to call for a config: those whose family's gate opens, in their order.
+
+    Each gate is evaluated once per config, and the rule list is built once per combination of
+    open gates (a repository has few), so the engine does no per-rule work for skipped rules."""
+
+    def __init__(self, rules: Iterable[Rule]) -> None:
+        self.rules = [rule for rule in rules if rule.scope == "model"]
+        self._gated = [(rule, gate_of(rule.check)) for rule in self.rules]
+        self._gates = tuple(dict.fromkeys(g for _, g in self._gated if g is not None))
+        self._plans: dict[tuple[bool, ...], list[Rule]] = {}
+
+    def for_config(self, config: ModelConfig | None) -> list[Rule]:
+        """The rules that can find something in `config`; every rule when it is None (a
+        config that does not parse: the engine then decides per rule)."""
+        if config is None:
+            return self.rules
+        opened = tuple(gate(config) for gate in self._gates)
+        plan = self._plans.get(opened)
+        if plan is None:
+            enabled = {gate for gate, is_open in zip(self._gates, opened, strict=True) if is_open}
+            plan = self._plans[opened] = [
+                rule for rule, gate in self._gated if gate is None or gate in enabled
+            ]
+        return plan

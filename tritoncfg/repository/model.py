@@ -138,6 +138,8 @@ class ModelDir:
     ignored_version_dirs: tuple[IgnoredDir, ...]
     warmup_files: tuple[str, ...]
     initial_state_files: tuple[str, ...]
+    # the directory with every symlink resolved, known to be inside the root; None if inaccessible
+    real_path: Path | None = None
 
     @property
     def is_hidden(self) -> bool:
@@ -165,22 +167,40 @@ class ModelDir:
         candidate = Path(os.path.normpath(self.path / relpath.lstrip("/")))
         if not candidate.is_relative_to(self.path):
             return None
+        if self._plain_child(candidate):
+            return candidate
         try:
             real = candidate.resolve()
-            inside = real.is_relative_to(self.path.resolve())
+            inside = real.is_relative_to(self.real_path or self.path.resolve())
         except (OSError, RuntimeError):
             return None
         return candidate if inside else None
 
-    def read_config_bytes(self) -> bytes:
-        """The selected config file's raw bytes. Raises `RepositoryError`."""
+    def _plain_child(self, path: Path) -> bool:
+        """Whether `path` is a direct child that discovery listed as no symlink, or did not list
+        (it does not exist): either way it resolves inside the model directory, with no syscall.
+        """
+        if self.real_path is None or path.parent != self.path:
+            return False
+        entry = self.entry(path.name)
+        return entry is None or not entry.is_symlink
+
+    def _real_config_path(self) -> Path:
         path = self.config_path
+        if self.real_path is not None and self._plain_child(path):
+            return self.real_path / path.name  # scan checked that real_path is inside the root
         try:
             real = path.resolve()
         except (OSError, RuntimeError) as error:
             raise RepositoryError(path, f"cannot resolve path: {error}") from error
         if not real.is_relative_to(self.root.resolve()):
             raise RepositoryError(path, "refusing to read outside the repository root")
+        return real
+
+    def read_config_bytes(self) -> bytes:
+        """The selected config file's raw bytes. Raises `RepositoryError`."""
+        path = self.config_path
+        real = self._real_config_path()
         try:
             return real.read_bytes()
         except OSError as error:

@@ -55,7 +55,7 @@ def _inaccessible(path: Path, root: Path) -> ModelDir:
         config_path=path / CONFIG_FILENAME, config_name=None, config_exists=False,
         alternative_configs=(), entries=(), subdirs_sorted=(), detection_dir=None,
         detection_entries=(), versions=(), ignored_version_dirs=(), warmup_files=(),
-        initial_state_files=(),
+        initial_state_files=(), real_path=None,
     )  # fmt: skip
 
 
@@ -96,7 +96,10 @@ def scan_model(
     """Everything discovery knows about one model directory, and the issues found."""
     lister = _Lister(root_real, path.name)
     try:
-        inside = within(path.resolve(), root_real)
+        # a plain (non-link) child of the root is where the root is: one lstat, not a realpath
+        plain = path.parent == root and not path.is_symlink()
+        real_path = root_real / path.name if plain else path.resolve()
+        inside = within(real_path, root_real)
     except (OSError, RuntimeError):
         inside = False
     if not inside:  # the link itself is reported by the root listing
@@ -147,5 +150,6 @@ def scan_model(
         ignored_version_dirs=scan.ignored,
         warmup_files=lister.file_names(listing, path, WARMUP_DIRNAME),
         initial_state_files=lister.file_names(listing, path, INITIAL_STATE_DIRNAME),
+        real_path=real_path,
     )
     return model, tuple(lister.issues)

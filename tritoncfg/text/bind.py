@@ -65,6 +65,50 @@ SourceMap = dict[FieldPath, Location]
 _MESSAGE = FieldDescriptor.CPPTYPE_MESSAGE
 
 
+@dataclass(frozen=True, slots=True)
+class _FieldFacts:
+    """What binding asks of a field's descriptor, read once per field of the schema (a
+    descriptor's attributes are computed on every access)."""
+
+    fd: FieldDescriptor
+    name: str
+    oneof: str | None
+    is_message: bool
+    is_repeated: bool
+    has_presence: bool
+    is_map: bool
+    map_value_is_message: bool
+    convert: Converter | None  # scalar fields only
+
+
+_FACTS: dict[Descriptor, dict[str, _FieldFacts]] = {}
+
+
+def _facts_of(descriptor: Descriptor) -> dict[str, _FieldFacts]:
+    """The fields of a message type by name, with their facts (computed once per type)."""
+    found = _FACTS.get(descriptor)
+    if found is None:
+        found = _FACTS[descriptor] = {fd.name: _field_facts(fd) for fd in descriptor.fields}
+    return found
+
+
+def _field_facts(fd: FieldDescriptor) -> _FieldFacts:
+    is_message = fd.cpp_type == _MESSAGE
+    is_map = is_message and _message_type(fd).GetOptions().map_entry
+    return _FieldFacts(
+        fd=fd,
+        name=fd.name,
+        oneof=fd.containing_oneof.name if fd.containing_oneof is not None else None,
+        is_message=is_message,
+        is_repeated=fd.is_repeated,
+        has_presence=fd.has_presence,
+        is_map=is_map,
+        map_value_is_message=is_map
+        and _message_type(fd).fields_by_name["value"].cpp_type == _MESSAGE,
+        convert=None if is_message else converter_for(fd),
+    )
+
+
 class Binder:
     def __init__(self) -> None:
         self.errors: list[TextError] = []
@@ -74,10 +118,11 @@ class Binder:
         self.errors.append(TextError(kind, message, span, **extra))
 
     def bind_fields(self, fields: list[Field], message: Message, path: FieldPath) -> None:
-        descriptor = message.DESCRIPTOR
+        descriptor = cast("Descriptor", message.DESCRIPTOR)
+        facts_by_name = _facts_of(descriptor)
         for node in fields:
-            fd = cast("FieldDescriptor | None", descriptor.fields_by_name.get(node.name))
-            if fd is None:
+            facts = facts_by_name.get(node.name)
+            if facts is None:
                 self.error(
                     "unknown-field",
                     f'Message type "{descriptor.full_name}" has no field named "{node.name}".',
@@ -86,33 +131,33 @@ class Binder:
                     suggestion=suggest(node.name, field_names(descriptor)),
                 )
                 continue
-            oneof = fd.containing_oneof
+            oneof = facts.oneof
             if oneof is not None:
-                current = message.WhichOneof(oneof.name)
-                if current is not None and current != fd.name:
+                current = message.WhichOneof(oneof)
+                if current is not None and current != facts.name:
                     self.error(
                         "oneof-conflict",
-                        f'Field "{fd.name}" is specified along with field "{current}", '
-                        f'another member of oneof "{oneof.name}".',
+                        f'Field "{facts.name}" is specified along with field "{current}", '
+                        f'another member of oneof "{oneof}".',
                         node.name_span,
                         message_type=descriptor.full_name,
                     )
                     continue
-            field_path = (*path, fd.name)
+            field_path = (*path, facts.name)
             if field_path not in self.locations:
                 self.locations[field_path] = Location(node)
-            if fd.cpp_type == _MESSAGE:
-                self.bind_message_field(node, fd, message, field_path)
+            if facts.is_message:
+                self.bind_message_field(node, facts, message, field_path)
             else:
-                self.bind_scalar_field(node, fd, message, field_path)
+                self.bind_scalar_field(node, facts, message, field_path)
 
     # -- message fields -------------------------------------------------------------------
     def bind_message_field(
-        self, node: Field, fd: FieldDescriptor, message: Message, path: FieldPath
+        self, node: Field, facts: _FieldFacts, message: Message, path: FieldPath
     ) -> None:
         value = node.value
         if isinstance(value, ListValue):
-            if not fd.is_repeated:
+            if not facts.is_repeated:
                 self.error("syntax", 'Expected "{", found "[".', value.span)
                 return
             for item in value.items:
@@ -121,37 +166,37 @@ class Binder:
                         "syntax", f'Expected "{{", found "{item.value.text}".', item.value.span
                     )
                     continue
-                self.bind_sub_message(node, item.value, fd, message, path, item)
+                self.bind_sub_message(node, item.value, facts, message, path, item)
             return
         if isinstance(value, Scalar):
             self.error("syntax", f'Expected "{{", found "{value.text}".', value.span)
             return
-        if not fd.is_repeated and message.HasField(fd.name):
+        if not facts.is_repeated and message.HasField(facts.name):
             self.error(
                 "duplicate-field",
-                f'Non-repeated field "{fd.name}" is specified multiple times.',
+                f'Non-repeated field "{facts.name}" is specified multiple times.',
                 node.name_span,
                 message_type=message.DESCRIPTOR.full_name,
             )
             return
-        self.bind_sub_message(node, value, fd, message, path, None)
+        self.bind_sub_message(node, value, facts, message, path, None)
 
     def bind_sub_message(
         self,
         node: Field,
         block: Block,
-        fd: FieldDescriptor,
+        facts: _FieldFacts,
         message: Message,
         path: FieldPath,
         item: ListItem | None,
     ) -> None:
-        if not fd.is_repeated:
-            sub = getattr(message, fd.name)
+        if not facts.is_repeated:
+            sub = getattr(message, facts.name)
             sub.SetInParent()
             self.bind_fields(block.fields, sub, path)
             return
-        container = getattr(message, fd.name)
-        if _message_type(fd).GetOptions().map_entry:
+        container = getattr(message, facts.name)
+        if facts.is_map:
             entry = container.GetEntryClass()()
             inner = Binder()
             inner.bind_fields(block.fields, entry, ())
@@ -163,7 +208,7 @@ class Binder:
             self.locations[entry_path] = Location(node, item)
             for sub_path, location in inner.locations.items():
                 self.locations[(*entry_path, *sub_path)] = location
-            if _message_type(fd).fields_by_name["value"].cpp_type == _MESSAGE:
+            if facts.map_value_is_message:
                 container[entry.key].CopyFrom(entry.value)
             else:
                 container[entry.key] = entry.value
@@ -174,9 +219,10 @@ class Binder:
 
     # -- scalar fields --------------------------------------------------------------------
     def bind_scalar_field(
-        self, node: Field, fd: FieldDescriptor, message: Message, path: FieldPath
+        self, node: Field, facts: _FieldFacts, message: Message, path: FieldPath
     ) -> None:
         value = node.value
+        fd = facts.fd
         if not node.colon:
             shown = (
                 "["
@@ -190,12 +236,12 @@ class Binder:
         if isinstance(value, Block):
             self.error("invalid-value", f"Expected {_expected(fd)}, got: {{", value.span)
             return
-        convert = converter_for(fd)
+        convert = cast("Converter", facts.convert)
         if isinstance(value, ListValue):
-            if not fd.is_repeated:
+            if not facts.is_repeated:
                 self.error("invalid-value", f"Expected {_expected(fd)}, got: [", value.span)
                 return
-            container = getattr(message, fd.name)
+            container = getattr(message, facts.name)
             for item in value.items:
                 if isinstance(item.value, Block):
                     self.error(
@@ -210,21 +256,21 @@ class Binder:
         converted = self.convert(convert, value, fd)
         if converted is None:
             return
-        if fd.is_repeated:
-            container = getattr(message, fd.name)
+        if facts.is_repeated:
+            container = getattr(message, facts.name)
             self.locations[(*path, len(container))] = Location(node)
             container.append(converted)
             return
-        if _is_set(message, fd):
+        if _is_set(message, facts):
             self.error(
                 "duplicate-field",
-                f'Non-repeated field "{fd.name}" is specified multiple times.',
+                f'Non-repeated field "{facts.name}" is specified multiple times.',
                 node.name_span,
                 message_type=message.DESCRIPTOR.full_name,
             )
             return
         self.locations[path] = Location(node)
-        setattr(message, fd.name, converted)
+        setattr(message, facts.name, converted)
 
     def convert(self, convert: Converter, scalar: Scalar, fd: FieldDescriptor) -> object | None:
         try:
@@ -253,11 +299,11 @@ def _enum_type(fd: FieldDescriptor) -> EnumDescriptor:
     return fd.enum_type
 
 
-def _is_set(message: Message, fd: FieldDescriptor) -> bool:
+def _is_set(message: Message, facts: _FieldFacts) -> bool:
     """C++ `Reflection::HasField`: proto3 scalars without presence count as set when non-default."""
-    if fd.has_presence:
-        return bool(message.HasField(fd.name))
-    value = getattr(message, fd.name)
+    if facts.has_presence:
+        return bool(message.HasField(facts.name))
+    value = getattr(message, facts.name)
     if isinstance(value, float):
         return value != 0.0 or str(value).startswith("-")
     return bool(value)

@@ -40,15 +40,17 @@ class LexError(Exception):
         self.column = column
 
 
-_SCANNER = re.compile(
-    r"""
-    (?P<ws>[ \t\r\f\v\n]+)
-  | (?P<comment>\#[^\n]*)
-  | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
+# One token, after the blanks before it, within one line: C++'s tokenizer lets no token (strings
+# and comments included) cross a line break, so the lexer goes line by line and never has to
+# count newlines. Trailing blanks match nothing.
+_TOKEN = re.compile(
+    r"""[ \t\r\f\v]*(?:
+    (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<number>0[xX][0-9A-Fa-f]*|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]*)?[fF]?)
-  | (?P<string>"(?:[^"\\\n]|\\[^\n])*(?:"|(?=\n)|$)|'(?:[^'\\\n]|\\[^\n])*(?:'|(?=\n)|$))
-  | (?P<other>.)
-    """,
+  | (?P<string>"(?:[^"\\]|\\.)*(?:"|$)|'(?:[^'\\]|\\.)*(?:'|$))
+  | (?P<comment>\#.*)
+  | (?P<other>[^ \t\r\f\v])
+    )""",
     re.VERBOSE | re.DOTALL,
 )
 _OCTAL_DIGITS = frozenset("01234567")
@@ -105,59 +107,54 @@ def tokenize(source: str) -> list[Token]:
     """Split `source` into tokens, comments included; ends with an END token."""
     tokens: list[Token] = []
     append = tokens.append
-    line = 1
-    line_start = 0
-    size = len(source)
-    for match in _SCANNER.finditer(source):
-        group = match.lastgroup
-        start = match.start()
-        if group == "ws":
-            text = match.group()
-            newlines = text.count("\n")
-            if newlines:
-                line += newlines
-                line_start = start + text.rindex("\n") + 1
-            continue
-        text = match.group()
-        column = start - line_start + 1
-        if group == "ident":
-            append((IDENT, text, line, column))
-        elif group == "other":
-            if text < " " or text == "\x7f":
-                raise LexError("Invalid control characters encountered in text.", line, column)
-            if not text.isascii():
-                raise LexError(f"Unexpected character {text!r} outside a string.", line, column)
-            append((SYMBOL, text, line, column))
-        elif group == "number":
-            try:
-                kind = (
-                    INT
-                    if text.isdigit() and (text[0] != "0" or len(text) == 1)
-                    else _check_number(text)
-                )
-            except ValueError as exc:
-                raise LexError(str(exc), line, column) from None
+    find_tokens = _TOKEN.finditer
+    line = 0
+    text = ""
+    for text in source.split("\n"):
+        line += 1
+        for match in find_tokens(text):
+            group = match.lastgroup
+            word = match.group(group)  # type: ignore[arg-type]  # every match has a group
             end = match.end()
-            if end < size and (source[end] in _IDENT_CHARS or source[end] == "."):
-                message = (
-                    "Need space between number and identifier."
-                    if source[end] != "."
-                    else "Already saw decimal point or exponent; can't have another one."
-                    if kind == FLOAT
-                    else "Hex and octal numbers must be integers."
-                )
-                raise LexError(message, line, column)
-            append((kind, text, line, column))
-        elif group == "string":
-            try:
-                _check_string(text)
-            except ValueError as exc:
-                message = str(exc)
-                if message == "Unexpected end of string.":
-                    message = "String literals cannot cross line boundaries."
-                raise LexError(message, line, column) from None
-            append((STRING, text, line, column))
-        else:  # comment
-            append((COMMENT, text.rstrip(), line, column))
-    append((END, "", line, size - line_start + 1))
+            column = end - len(word) + 1
+            if group == "ident":
+                append((IDENT, word, line, column))
+            elif group == "other":
+                if word < " " or word == "\x7f":
+                    raise LexError("Invalid control characters encountered in text.", line, column)
+                if not word.isascii():
+                    raise LexError(f"Unexpected character {word!r} outside a string.", line, column)
+                append((SYMBOL, word, line, column))
+            elif group == "number":
+                append((_number_kind(word, text, end, line, column), word, line, column))
+            elif group == "string":
+                try:
+                    _check_string(word)
+                except ValueError as exc:
+                    message = str(exc)
+                    if message == "Unexpected end of string.":
+                        message = "String literals cannot cross line boundaries."
+                    raise LexError(message, line, column) from None
+                append((STRING, word, line, column))
+            else:  # comment
+                append((COMMENT, word.rstrip(), line, column))
+    append((END, "", line, len(text) + 1))
     return tokens
+
+
+def _number_kind(word: str, text: str, end: int, line: int, column: int) -> int:
+    """INT or FLOAT for a number token; LexError for a malformed one or one glued to a word."""
+    try:
+        kind = INT if word.isdigit() and (word[0] != "0" or len(word) == 1) else _check_number(word)
+    except ValueError as exc:
+        raise LexError(str(exc), line, column) from None
+    if end < len(text) and (text[end] in _IDENT_CHARS or text[end] == "."):
+        message = (
+            "Need space between number and identifier."
+            if text[end] != "."
+            else "Already saw decimal point or exponent; can't have another one."
+            if kind == FLOAT
+            else "Hex and octal numbers must be integers."
+        )
+        raise LexError(message, line, column)
+    return kind

@@ -140,21 +140,28 @@ def _string(scalar: Scalar) -> str:
         raise ValueError(f"String field contains invalid UTF-8 data: {exc.reason}") from None
 
 
-def _enum(scalar: Scalar, field: FieldDescriptor) -> int:
+def _enum_converter(field: FieldDescriptor) -> Converter:
     enum = field.enum_type
     assert enum is not None
-    text = scalar.parts[0]
-    if scalar.kind == "identifier" and not scalar.negative:
-        value = enum.values_by_name.get(text)
-        if value is None:
-            raise UnknownEnumValue(text, field)
-        return int(value.number)
-    if scalar.kind == "integer":
-        number = _integer(scalar, -INT32_MAX - 1, INT32_MAX)
-        if number in enum.values_by_number or not enum.is_closed:
-            return number  # proto3 enums are open: any int32 number is accepted
-        raise UnknownEnumValue(str(number), field)
-    raise ValueError(f"Expected integer or identifier, got: {scalar.text}")
+    by_name = {value.name: value.number for value in enum.values}  # read from the schema once
+    numbers = frozenset(by_name.values())
+    is_closed = enum.is_closed
+
+    def convert(scalar: Scalar, field: FieldDescriptor) -> int:
+        text = scalar.parts[0]
+        if scalar.kind == "identifier" and not scalar.negative:
+            number = by_name.get(text)
+            if number is None:
+                raise UnknownEnumValue(text, field)
+            return number
+        if scalar.kind == "integer":
+            number = _integer(scalar, -INT32_MAX - 1, INT32_MAX)
+            if number in numbers or not is_closed:
+                return number  # proto3 enums are open: any int32 number is accepted
+            raise UnknownEnumValue(str(number), field)
+        raise ValueError(f"Expected integer or identifier, got: {scalar.text}")
+
+    return convert
 
 
 class UnknownEnumValue(ValueError):
@@ -198,5 +205,5 @@ def converter_for(field: FieldDescriptor) -> Converter:
             b"".join(unescape(p) for p in s.parts) if s.kind == "string" else _string(s)
         )
     if ftype == _T.TYPE_ENUM:
-        return _enum
+        return _enum_converter(field)
     raise ValueError(f"unsupported field type {ftype}")
