@@ -63,12 +63,16 @@ def run_checks(
         skipped: list[Rule] = []
         meaningful = checkable(model, options)
         # rule families whose feature the config does not use have nothing to find: not called
+        computed = ctx.findings_of(model)  # what the ensemble checks already asked for
         for rule in plan.for_config(ctx.config(model) if meaningful else None):
             if rule.needs_valid_config and not meaningful:
                 if model.config is not None:
                     skipped.append(rule)
                 continue
-            for finding in ctx.findings(rule, model):
+            findings = computed.get(rule.code)
+            if findings is None:
+                findings = computed[rule.code] = list(rule.check(model, ctx))  # type: ignore[arg-type]
+            for finding in findings:
                 found.append(_diagnostic(rule, finding, model.config_path, model.name))
         if skipped:
             found.append(_skipped_note(model, skipped))

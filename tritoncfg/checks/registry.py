@@ -55,7 +55,7 @@ class CheckContext:
     _completions: dict[int, Completion] = field(default_factory=dict)
     _model_ios: dict[int, ModelIO | Unknowable | None] = field(default_factory=dict)
     _memo: dict[tuple[object, ...], object] = field(default_factory=dict)
-    _findings: dict[tuple[str, int], list[Finding]] = field(default_factory=dict)
+    _findings: dict[int, dict[str, list[Finding]]] = field(default_factory=dict)
 
     def memo(self, key: tuple[object, ...], compute: Callable[[], _T]) -> _T:
         """`compute()` once per lint run for `key`: for facts several rules or models share
@@ -68,11 +68,18 @@ class CheckContext:
         """A model rule's findings for a model, computed once (the engine and the ensemble
         checks, which need a step model's first error, share them). Called for every rule and
         model, so a plain dict rather than `memo`."""
-        key = (rule.code, id(model))
-        found = self._findings.get(key)
+        computed = self.findings_of(model)
+        found = computed.get(rule.code)
         if found is None:
-            found = self._findings[key] = list(rule.check(model, self))  # type: ignore[arg-type]
+            found = computed[rule.code] = list(rule.check(model, self))  # type: ignore[arg-type]
         return found
+
+    def findings_of(self, model: LoadedModel) -> dict[str, list[Finding]]:
+        """The findings computed so far for a model, by rule code (the engine's fast path)."""
+        computed = self._findings.get(id(model))
+        if computed is None:
+            computed = self._findings[id(model)] = {}
+        return computed
 
     def completion(self, model: LoadedModel) -> Completion:
         """The model's config after Triton's AUTOFILL and NORMALIZE (computed once per model)."""

@@ -40,16 +40,18 @@ class LexError(Exception):
         self.column = column
 
 
-# One token, after the blanks before it, within one line: C++'s tokenizer lets no token (strings
-# and comments included) cross a line break, so the lexer goes line by line and never has to
-# count newlines. Trailing blanks match nothing.
+# One token and the blanks before it, within one line: C++'s tokenizer lets no token (strings and
+# comments included) cross a line break, so the lexer goes line by line and never counts newlines.
+# `findall` gives plain tuples (blanks, ident, symbol, number, string, comment, other), one group
+# set, and the column follows from the lengths: no match objects. Trailing blanks match nothing.
 _TOKEN = re.compile(
-    r"""[ \t\r\f\v]*(?:
-    (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<number>0[xX][0-9A-Fa-f]*|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]*)?[fF]?)
-  | (?P<string>"(?:[^"\\]|\\.)*(?:"|$)|'(?:[^'\\]|\\.)*(?:'|$))
-  | (?P<comment>\#.*)
-  | (?P<other>[^ \t\r\f\v])
+    r"""([ \t\r\f\v]*)(?:
+    ([A-Za-z_][A-Za-z0-9_]*)
+  | ([^ \t\r\f\v"'\#0-9.A-Za-z_])
+  | (0[xX][0-9A-Fa-f]*|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]*)?[fF]?)
+  | ("(?:[^"\\]|\\.)*(?:"|$)|'(?:[^'\\]|\\.)*(?:'|$))
+  | (\#.*)
+  | ([^ \t\r\f\v])
     )""",
     re.VERBOSE | re.DOTALL,
 )
@@ -87,15 +89,15 @@ def _check_number(text: str) -> int:
     return FLOAT if is_float else INT
 
 
-def _check_string(text: str) -> None:
+def _check_string(text: str, line: int, column: int) -> None:
     quote = text[0]
-    if len(text) < 2 or text[-1] != quote or _ends_escaped(text):
-        raise ValueError("Unexpected end of string.")
+    if len(text) < 2 or text[-1] != quote or ("\\" in text and _ends_escaped(text)):
+        raise LexError("String literals cannot cross line boundaries.", line, column)
     body = text[1:-1]
     if "\\" in body:
         for escape in _ANY_ESCAPE.finditer(body):
             if not _ESCAPE_OK.match(body, escape.start()):
-                raise ValueError("Invalid escape sequence in string literal.")
+                raise LexError("Invalid escape sequence in string literal.", line, column)
 
 
 def _ends_escaped(text: str) -> bool:
@@ -107,39 +109,41 @@ def tokenize(source: str) -> list[Token]:
     """Split `source` into tokens, comments included; ends with an END token."""
     tokens: list[Token] = []
     append = tokens.append
-    find_tokens = _TOKEN.finditer
+    find_tokens = _TOKEN.findall
     line = 0
     text = ""
     for text in source.split("\n"):
         line += 1
-        for match in find_tokens(text):
-            group = match.lastgroup
-            word = match.group(group)  # type: ignore[arg-type]  # every match has a group
-            end = match.end()
-            column = end - len(word) + 1
-            if group == "ident":
-                append((IDENT, word, line, column))
-            elif group == "other":
-                if word < " " or word == "\x7f":
-                    raise LexError("Invalid control characters encountered in text.", line, column)
-                if not word.isascii():
-                    raise LexError(f"Unexpected character {word!r} outside a string.", line, column)
-                append((SYMBOL, word, line, column))
-            elif group == "number":
-                append((_number_kind(word, text, end, line, column), word, line, column))
-            elif group == "string":
-                try:
-                    _check_string(word)
-                except ValueError as exc:
-                    message = str(exc)
-                    if message == "Unexpected end of string.":
-                        message = "String literals cannot cross line boundaries."
-                    raise LexError(message, line, column) from None
-                append((STRING, word, line, column))
-            else:  # comment
-                append((COMMENT, word.rstrip(), line, column))
+        column = 1
+        for blanks, ident, symbol, number, string, comment, other in find_tokens(text):
+            column += len(blanks)
+            if ident:
+                append((IDENT, ident, line, column))
+                column += len(ident)
+            elif symbol or other:
+                append((SYMBOL, _symbol(symbol or other, line, column), line, column))
+                column += 1
+            elif number:
+                end = column - 1 + len(number)
+                append((_number_kind(number, text, end, line, column), number, line, column))
+                column += len(number)
+            elif string:
+                _check_string(string, line, column)
+                append((STRING, string, line, column))
+                column += len(string)
+            else:
+                append((COMMENT, comment.rstrip(), line, column))
+                column += len(comment)
     append((END, "", line, len(text) + 1))
     return tokens
+
+
+def _symbol(char: str, line: int, column: int) -> str:
+    if char < " " or char == "\x7f":
+        raise LexError("Invalid control characters encountered in text.", line, column)
+    if not char.isascii():
+        raise LexError(f"Unexpected character {char!r} outside a string.", line, column)
+    return char
 
 
 def _number_kind(word: str, text: str, end: int, line: int, column: int) -> int:
