@@ -106,7 +106,11 @@ def _lint(
         diagnostics,
         files=len(configs),
         models=len(workspace.models),
-        sources={m.config_path: m.config.source for m in configs if m.config is not None},
+        sources={
+            m.config_path: m.config.source
+            for m in (*configs, *workspace.loaded_alternatives)  # TC915 points into alternatives
+            if m.config is not None
+        },
         file_paths=[m.config_path for m in configs],
     )
 

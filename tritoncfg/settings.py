@@ -49,6 +49,16 @@ CONFIG_SCHEMA: dict[str, Any] = {
                 {"const": "none"},
             ],
         },
+        "gpu-memory": {
+            "description": 'Memory of one GPU of the target host: bytes, or "24GiB", "80GB".',
+            "oneOf": [
+                {"type": "integer", "minimum": 1},
+                {
+                    "type": "string",
+                    "pattern": "^\\s*[0-9]+(\\.[0-9]+)?\\s*([kKmMgGtT]([iI]?[bB])?|[bB])?\\s*$",
+                },
+            ],
+        },
         "rate-limit": {"enum": ["off", "execution_count"], "description": "Triton's --rate-limit."},
         "backend-dir": {
             "type": "string",

@@ -8,10 +8,11 @@ parsed only when a check asks for them.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tritoncfg.repository import ModelDir, Repository, RepositoryError, discover_many
+from tritoncfg.repository.model import CONFIG_FILENAME
 from tritoncfg.text import ParsedConfig, parse
 
 
@@ -54,6 +55,7 @@ class Workspace:
     models: list[LoadedModel]  # the selected models, in repository then name order
     overrides: Mapping[str, str] = field(default_factory=dict)
     _peers: dict[tuple[Path, str], LoadedModel | None] = field(default_factory=dict)
+    _alternatives: dict[int, tuple[LoadedModel, ...]] = field(default_factory=dict)
 
     def peer(self, model: LoadedModel, name: str) -> LoadedModel | None:
         """Another model of the same repository root (for ensemble steps), loaded on demand."""
@@ -67,6 +69,36 @@ class Workspace:
                 None if target is None else load_model(target, model.repository, self.overrides)
             )
         return self._peers[key]
+
+    def alternatives(self, model: LoadedModel) -> tuple[LoadedModel, ...]:
+        """The model as Triton would load it with each other config it can select: every
+        `configs/<name>.pbtxt` (`--model-config-name=<name>`) but the one in use, and
+        `config.pbtxt` when an alternative is in use. Read and parsed when first asked for."""
+        key = id(model)
+        if key not in self._alternatives:
+            self._alternatives[key] = tuple(
+                load_model(replace(model.dir, config_path=path, config_name=name,
+                                   config_exists=True), model.repository, self.overrides)
+                for path, name in _other_configs(model.dir)
+            )  # fmt: skip
+        return self._alternatives[key]
+
+    @property
+    def loaded_alternatives(self) -> list[LoadedModel]:
+        """The alternatives read so far (their suppression comments apply to their findings)."""
+        return [alternative for found in self._alternatives.values() for alternative in found]
+
+
+def _other_configs(model: ModelDir) -> list[tuple[Path, str | None]]:
+    """(path, --model-config-name) of each config the model can be loaded with but is not."""
+    found: list[tuple[Path, str | None]] = [
+        (path, path.stem) for path in model.alternative_configs if path != model.config_path
+    ]
+    default = model.path / CONFIG_FILENAME
+    entry = model.entry(CONFIG_FILENAME)
+    if model.config_path != default and entry is not None and entry.is_file:
+        found.insert(0, (default, None))
+    return found
 
 
 def load(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 # importing a family module registers its rules
 from tritoncfg.checks import (  # noqa: F401
+    alternative_configs,
     backend,
     backend_owned,
     batching,
@@ -17,6 +18,7 @@ from tritoncfg.checks import (  # noqa: F401
     ensemble_deps,
     ensemble_flow,
     ensemble_xmodel,
+    gpu_memory,
     instance_group,
     instance_group_settings,
     io,

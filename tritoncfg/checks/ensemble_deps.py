@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from tritoncfg.checks.ensemble_flow import ENSEMBLE, ensemble_scheduled, step_path
 from tritoncfg.checks.ensemble_graph import ModelKey, analyse, model_key
-from tritoncfg.checks.gates import RulePlan
+from tritoncfg.checks.gates import RulePlan, plan_findings
 from tritoncfg.checks.registry import RULES, CheckContext, Finding, at, checkable, model_rule
 from tritoncfg.complete.versions import select_versions
 from tritoncfg.diagnostics import Severity
@@ -75,23 +75,17 @@ def _first_errors(model: LoadedModel, ctx: CheckContext) -> tuple[str | None, st
 
 def _compute_first_errors(model: LoadedModel, ctx: CheckContext) -> tuple[str | None, str | None]:
     poll, load = (_POLL_STRICT, _LOAD_STRICT) if ctx.strict else (_POLL, _LOAD)
-    meaningful = checkable(model, ctx.options)
     first: dict[tuple[str, ...], tuple[int, str]] = {}
-    # the DEPS/XMODEL rules would recurse here; gated as the engine does
+    # the DEPS/XMODEL rules would recurse here
     plan = ctx.memo(("load-error-rules",), _load_error_rules)
-    for rule in plan.for_config(ctx.config(model) if meaningful else None):
-        if rule.needs_valid_config and not meaningful:
+    for rule, finding in plan_findings(plan, model, ctx):
+        phase = finding.phase or rule.phase
+        severity = finding.severity or rule.severity
+        if severity is not Severity.ERROR or not finding.triton_message:
             continue
-        for finding in ctx.findings(rule, model):
-            phase = finding.phase or rule.phase
-            severity = finding.severity or rule.severity
-            if severity is not Severity.ERROR or not finding.triton_message:
-                continue
-            for phases in (poll, load):
-                if phase in phases and (
-                    phases not in first or phases.index(phase) < first[phases][0]
-                ):
-                    first[phases] = (phases.index(phase), finding.triton_message)
+        for phases in (poll, load):
+            if phase in phases and (phases not in first or phases.index(phase) < first[phases][0]):
+                first[phases] = (phases.index(phase), finding.triton_message)
     return (
         first[poll][1] if poll in first else None,
         first[load][1] if load in first else None,

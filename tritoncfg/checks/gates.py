@@ -3,13 +3,11 @@ completed config does not use: on a 2,000-model repository most rules have nothi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Iterator
 
+from tritoncfg.checks.registry import CheckContext, Finding, Rule, checkable
 from tritoncfg.schema import ModelConfig
-
-if TYPE_CHECKING:
-    from tritoncfg.checks.registry import Rule
+from tritoncfg.workspace import LoadedModel
 
 Gate = Callable[[ModelConfig], bool]
 
@@ -110,3 +108,16 @@ class RulePlan:
                 rule for rule, gate in self._gated if gate is None or gate in enabled
             ]
         return plan
+
+
+def plan_findings(
+    plan: RulePlan, model: LoadedModel, ctx: CheckContext
+) -> Iterator[tuple[Rule, Finding]]:
+    """(rule, finding) for each finding the plan's rules give `model`, run as the engine runs
+    them (and shared with it through the context's cache)."""
+    meaningful = checkable(model, ctx.options)
+    for rule in plan.for_config(ctx.config(model) if meaningful else None):
+        if rule.needs_valid_config and not meaningful:
+            continue
+        for finding in ctx.findings(rule, model):
+            yield rule, finding

@@ -33,6 +33,7 @@ class LintOptions:
     rate_limit: bool | None = (
         None  # --rate-limit=execution_count (True) or off (False); None = unknown
     )
+    gpu_memory: int | None = None  # bytes of memory of one GPU of the target host; None = unknown
 
 
 @dataclass(frozen=True, slots=True)

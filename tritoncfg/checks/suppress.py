@@ -75,6 +75,10 @@ def apply_suppressions(
 ) -> list[Diagnostic]:
     """Drop suppressed diagnostics; add findings for unused and unknown-code suppressions."""
     suppressions = [s for model in workspace.models for s in _suppressions(model)]
+    # an alternative config's comments apply to its TC915 findings; whether the others are used
+    # is only known when that config is linted itself (--model-config-name)
+    alternatives = [s for model in workspace.loaded_alternatives for s in _suppressions(model)]
+    suppressions.extend(alternatives)
     if not suppressions:
         return diagnostics
     kept: list[Diagnostic] = []
@@ -84,9 +88,17 @@ def apply_suppressions(
             suppression.used.add(diagnostic.code)
         if not hit:
             kept.append(diagnostic)
+    checked = {id(s) for s in alternatives}
     for suppression in suppressions:
-        kept.extend(_problems(suppression, report_unused))
+        kept.extend(_problems(suppression, report_unused and id(suppression) not in checked))
     return kept
+
+
+def suppressed_in(model: LoadedModel, code: str, span: Span) -> bool:
+    """Whether a comment of the model's own config suppresses `code` at `span` (for the
+    findings one rule derives from another's, e.g. TC915 from an alternative config's)."""
+    probe = Diagnostic(code, "", Severity.ERROR, "", model.config_path, span)
+    return any(s.applies(probe) for s in _suppressions(model))
 
 
 def _problems(suppression: Suppression, report_unused: bool) -> Iterator[Diagnostic]:

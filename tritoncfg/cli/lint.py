@@ -46,6 +46,17 @@ def _rate_limit(value: str | None) -> bool | None:
     return value == "execution_count"
 
 
+def _gpu_memory(value: str | int | None) -> int | None:
+    if value is None:
+        return None
+    from tritoncfg.units import parse_size
+
+    try:
+        return parse_size(value)
+    except ValueError as exc:
+        fail(f"--gpu-memory: {exc}")
+
+
 def _split(values: list[str] | None) -> tuple[str, ...] | None:
     """`--select TC1,TC2 --select TC9` → ("TC1", "TC2", "TC9"); None when not given."""
     if values is None:
@@ -86,6 +97,12 @@ def lint_command(
     ] = None,
     gpus: Annotated[
         str | None, typer.Option(help="GPU ids visible on the target host, e.g. '0,1', or 'none'.")
+    ] = None,
+    gpu_memory: Annotated[
+        str | None,
+        typer.Option(
+            help="Memory of one GPU of the target host, e.g. '24GiB' or '80GB' (checks TC914)."
+        ),
     ] = None,
     model_config_name: Annotated[
         str | None,
@@ -176,6 +193,9 @@ def lint_command(
     options = LintOptions(
         triton_mode=mode,
         gpus=parse_gpus(gpus) if gpus is not None else parse_gpus(settings.get("gpus")),
+        gpu_memory=_gpu_memory(
+            gpu_memory if gpu_memory is not None else settings.get("gpu-memory")
+        ),
         config_name=model_config_name or settings.get("model-config-name"),
         rate_limit=_rate_limit(rate_limit or settings.get("rate-limit")),
         backend_dir=backend_dir
