@@ -21,9 +21,22 @@ def _by_code(diagnostics: list, code: str) -> list:  # type: ignore[type-arg]
 
 def test_tc007_unreadable_config(tmp_path: Path) -> None:
     model = make_model(tmp_path / "repo", "m", None, files=PY)
+    (model / "config.pbtxt").write_bytes(b'name: "m"\n# caf\xc3\xa9\n')
+    assert "TC007" not in codes(lint_repo(tmp_path / "repo"))  # UTF-8 is read
     (model / "config.pbtxt").write_bytes(b'name: "m"\n# caf\xe9\n')
     (found,) = _by_code(lint_repo(tmp_path / "repo"), "TC007")
     assert "invalid UTF-8" in found.message and found.severity is Severity.ERROR
+
+
+def test_tc009_checks_skipped_after_a_syntax_error(tmp_path: Path) -> None:
+    model = make_model(tmp_path / "repo", "m", 'backend: "python"\nmax_batch_size: 8\n', files=PY)
+    assert "TC009" not in codes(lint_repo(tmp_path / "repo"))
+    (model / "config.pbtxt").write_text('backend: "python"\nmax_batch_size 8\n')
+    diagnostics = lint_repo(tmp_path / "repo")
+    (note,) = _by_code(diagnostics, "TC009")
+    assert note.severity is Severity.INFO
+    assert "skipped for model 'm' because its config does not parse" in note.message
+    assert codes(diagnostics)[-1] == "TC009"  # the note closes its file's list
 
 
 def test_tc101_hidden_directory_and_pass(tmp_path: Path) -> None:
@@ -76,6 +89,8 @@ def test_tc106_ignored_version_directory(tmp_path: Path) -> None:
         "ignore version directory '01' which contains leading zeros in its directory name",
         "ignore version directory 'v2' which fails to convert to integral number",
     ]
+    make_model(tmp_path / "ok", "m", 'backend: "python"\n', files=PY, versions=("1", "10"))
+    assert "TC106" not in codes(lint_repo(tmp_path / "ok"))
 
 
 def test_tc108_unconventional_config_file(tmp_path: Path) -> None:

@@ -143,6 +143,8 @@ def test_no_version_directory_is_left_to_tc105(tmp_path: Path) -> None:
     make_model(tmp_path, "m", PY + "version_policy { latest {} }\n", versions=())
     diagnostics = lint_repo(tmp_path)
     assert found(diagnostics, "TC105") and not found(diagnostics, "TC115")
+    make_model(tmp_path / "ok", "m", PY + "version_policy { latest {} }\n")
+    assert not found(lint_repo(tmp_path / "ok"), "TC105")
 
 
 @pytest.mark.parametrize(
