@@ -231,3 +231,60 @@ def test_config_file_named_on_the_command_line_is_linted_alone(tmp_path: Path) -
     expected = f"{os.path.join(model, 'configs', 'prod.pbtxt')}:6:27: TC915 warning"
     assert expected in result.stdout
     assert "preferred_batch_size: [ 16 ]" in result.stdout  # the snippet of the alternative
+
+
+# -- TC916 gpu-memory-oversubscribed ------------------------------------------------------------
+
+
+def _onnx_model(root: Path, name: str, gpus: str, size: int) -> None:
+    config = f'backend: "onnxruntime"\n{IO}instance_group [ {{ kind: KIND_GPU {gpus} }} ]\n'
+    make_model(root, name, config, files={})
+    _sparse(root / name / "1" / "model.onnx", size)
+
+
+def _tc916(root: Path, **options: object) -> list[Diagnostic]:
+    from tritoncfg.api import lint
+    from tritoncfg.checks import LintOptions
+    from tritoncfg.checks.selection import RuleSelection
+
+    selection = RuleSelection(select=("TC914", "TC916"))
+    return lint(root, LintOptions(**options), selection).diagnostics  # type: ignore[arg-type]
+
+
+def test_models_that_fit_alone_but_not_together(tmp_path: Path) -> None:
+    _onnx_model(tmp_path, "detector", "gpus: [ 0 ]", 14 * GIB)
+    _onnx_model(tmp_path, "classifier", "gpus: [ 0 ]", 12 * GIB)
+    _onnx_model(tmp_path, "tiny", "gpus: [ 1 ]", 1 * GIB)
+    [finding] = _tc916(tmp_path, gpu_memory=24 * GIB)
+    assert (finding.code, finding.path, finding.model) == ("TC916", str(tmp_path), None)
+    assert finding.message.startswith(
+        "2 models put 26.0 GiB of weights on GPU 0 (detector 14.0 GiB, classifier 12.0 GiB), "
+        "more than --gpu-memory 24.0 GiB"
+    )
+
+
+def test_models_spread_over_gpus_pass(tmp_path: Path) -> None:
+    _onnx_model(tmp_path, "detector", "gpus: [ 0 ]", 14 * GIB)
+    _onnx_model(tmp_path, "classifier", "gpus: [ 1 ]", 12 * GIB)
+    assert _tc916(tmp_path, gpu_memory=24 * GIB) == []
+    assert _tc916(tmp_path) == []  # and nothing is checked without --gpu-memory
+
+
+def test_a_model_on_every_gpu_counts_on_each(tmp_path: Path) -> None:
+    _onnx_model(tmp_path, "detector", "gpus: [ 1 ]", 14 * GIB)
+    _onnx_model(tmp_path, "everywhere", "", 12 * GIB)
+    found = _tc916(tmp_path, gpu_memory=24 * GIB, gpus=(0, 1))
+    assert [f.message.split(" (")[0] for f in found] == [
+        "2 models put 26.0 GiB of weights on GPU 1"
+    ]
+
+
+def test_one_model_over_the_limit_is_tc914_only(tmp_path: Path) -> None:
+    _onnx_model(tmp_path, "huge", "count: 2 gpus: [ 0 ]", 14 * GIB)
+    assert [d.code for d in _tc916(tmp_path, gpu_memory=24 * GIB)] == ["TC914"]
+
+
+def test_linting_one_model_does_not_add_up_the_repository(tmp_path: Path) -> None:
+    _onnx_model(tmp_path, "detector", "gpus: [ 0 ]", 14 * GIB)
+    _onnx_model(tmp_path, "classifier", "gpus: [ 0 ]", 12 * GIB)
+    assert _tc916(tmp_path / "detector", gpu_memory=24 * GIB) == []

@@ -1,4 +1,5 @@
-"""TC914: KIND_GPU instances whose weights alone do not fit the target GPU (`--gpu-memory`).
+"""TC914, TC916: KIND_GPU instances whose weights alone do not fit the target GPU (`--gpu-memory`),
+for one model and for all the models of a repository together.
 
 A lower bound, from the repository model only: the bytes of the files in the version directory
 Triton loads are the weights, and each copy of them lives on the GPU. How many copies a GPU holds
@@ -13,10 +14,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from tritoncfg.checks.instance_group import groups_of
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks.registry import (
+    CheckContext,
+    Finding,
+    at,
+    checkable,
+    model_rule,
+    repository_rule,
+)
 from tritoncfg.complete.instance_groups import KIND_GPU, NormalizedGroup
 from tritoncfg.diagnostics import Severity
 from tritoncfg.models.locate import backend_format, loaded_version
+from tritoncfg.repository import Repository
 from tritoncfg.schema import ModelConfig
 from tritoncfg.units import format_size
 from tritoncfg.workspace import LoadedModel
@@ -113,21 +122,14 @@ def gpu_weights_exceed_memory(model: LoadedModel, ctx: CheckContext) -> Iterator
     ```
     """
     memory = ctx.options.gpu_memory
-    if memory is None:
+    placed = None if memory is None else model_gpu_loads(model, ctx)
+    if memory is None or placed is None:
         return
-    config = ctx.config(model)
-    kind = backend_format(config)
-    if kind not in WEIGHTS_PER_INSTANCE and kind != "tensorrt":
-        return  # the weights are not (only) the files: python code, opaque formats
-    weights = weight_bytes(model, config)
-    if weights is None:
-        return
-    shared = kind == "tensorrt" and _static_shapes(config)
-    for load in gpu_loads(groups_of(model, ctx), shared):
+    weights, shared, loads = placed
+    for load in loads:
         needed = load.copies * weights
         if needed <= memory:
             continue
-        where = "each GPU it runs on" if load.gpu == ANY_GPU else f"GPU {load.gpu}"
         copies = (
             "one engine shared by its instances"
             if shared
@@ -140,9 +142,99 @@ def gpu_weights_exceed_memory(model: LoadedModel, ctx: CheckContext) -> Iterator
             else at(model, "instance_group")
         )
         yield Finding(
-            f"the weights alone need {format_size(needed)} on {where} ({copies} of "
+            f"the weights alone need {format_size(needed)} on {_where(load.gpu)} ({copies} of "
             f"{format_size(weights)}), more than --gpu-memory {format_size(memory)}: Triton will "
             "fail to load the model with CUDA out of memory; lower count, or spread the "
             "instances over more GPUs with gpus: [...]",
             span,
+        )
+
+
+def _where(gpu: int) -> str:
+    return "each GPU it runs on" if gpu == ANY_GPU else f"GPU {gpu}"
+
+
+def model_gpu_loads(
+    model: LoadedModel, ctx: CheckContext
+) -> tuple[int, bool, list[GpuLoad]] | None:
+    """(weight bytes, whether the instances of a GPU share them, the load per GPU) of a model
+    whose weights are its files; None for other backends or without model files."""
+    config = ctx.config(model)
+    kind = backend_format(config)
+    if kind not in WEIGHTS_PER_INSTANCE and kind != "tensorrt":
+        return None  # the weights are not (only) the files: python code, opaque formats
+    weights = weight_bytes(model, config)
+    if weights is None:
+        return None
+    shared = kind == "tensorrt" and _static_shapes(config)
+    return weights, shared, gpu_loads(groups_of(model, ctx), shared)
+
+
+@repository_rule(
+    "TC916",
+    "gpu-memory-oversubscribed",
+    severity=Severity.WARNING,
+    summary="The weights that the models of a repository put on one GPU exceed --gpu-memory.",
+    phase=PHASE,
+)
+def gpu_memory_oversubscribed(repository: Repository, ctx: CheckContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    With `--gpu-memory` set, adds up, per GPU, the weights that every model of the repository
+    puts there (as TC914 counts them for one model) and reports a GPU where several models
+    together exceed it, naming the largest shares. It runs when a whole repository is linted.
+
+    ## Why it matters
+    Triton loads every model of the repository when it starts (`--model-control-mode none`, the
+    default, or `poll`). Each model may fit alone, while the last ones to load fail with CUDA
+    out of memory, and with `--exit-on-error` (the default) the server does not start.
+
+    ## Example
+    ```text
+    # tritoncfg lint models/ --gpu-memory 24GiB
+    models/detector/    1/model.plan of 14 GiB, instance_group [ { kind: KIND_GPU gpus: [ 0 ] } ]
+    models/classifier/  1/model.onnx of 12 GiB, instance_group [ { kind: KIND_GPU gpus: [ 0 ] } ]
+    ```
+
+    ## Fix
+    ```text
+    models/classifier/  instance_group [ { kind: KIND_GPU gpus: [ 1 ] } ]
+    ```
+    Or load models on demand with `--model-control-mode explicit`.
+    """
+    memory = ctx.options.gpu_memory
+    if memory is None or repository.kind != "repository":
+        return  # one model or file: the others are not being linted
+    shares: dict[int, list[tuple[int, str]]] = {}
+    everywhere: list[tuple[int, str]] = []
+    for model in ctx.workspace.models:
+        if model.repository is not repository or not checkable(model, ctx.options):
+            continue
+        placed = model_gpu_loads(model, ctx)
+        if placed is None:
+            continue
+        weights, _, loads = placed
+        for load in loads:
+            share = (load.copies * weights, model.name)
+            if load.gpu == ANY_GPU:
+                everywhere.append(share)
+            else:
+                shares.setdefault(load.gpu, []).append(share)
+    if everywhere:
+        shares = {gpu: listed + everywhere for gpu, listed in shares.items()}
+        shares.setdefault(ANY_GPU, list(everywhere))
+    for gpu, on_gpu in sorted(shares.items()):
+        total = sum(size for size, _ in on_gpu)
+        if len(on_gpu) < 2 or total <= memory:
+            continue  # a single model is TC914's
+        ranked = sorted(on_gpu, reverse=True)
+        named = ", ".join(f"{name} {format_size(size)}" for size, name in ranked[:5])
+        more = f" and {len(ranked) - 5} more" if len(ranked) > 5 else ""
+        yield Finding(
+            f"{len(on_gpu)} models put {format_size(total)} of weights on {_where(gpu)} "
+            f"({named}{more}), more than --gpu-memory {format_size(memory)}: the last ones "
+            "Triton loads fail with CUDA out of memory; move models to other GPUs "
+            "(instance_group gpus), lower their counts, or load models on demand "
+            "(--model-control-mode explicit)",
+            path=str(repository.root),
         )
