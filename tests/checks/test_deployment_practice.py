@@ -176,7 +176,8 @@ def test_error_in_an_alternative_is_reported_in_its_file(tmp_path: Path) -> None
             "prod.pbtxt",
             "6:27",
             "with --model-config-name=prod Triton would refuse this model (TC203): "
-            "preferred batch size 16 is above max_batch_size 8; lower it or raise max_batch_size",
+            "preferred batch size 16 is above max_batch_size 8; lower it or raise max_batch_size "
+            "(lint with --model-config-name=prod to check and --fix that config)",
         )
     ]
     [finding] = [d for d in diagnostics if d.code == "TC915"]

@@ -101,7 +101,7 @@ def alternative_config_error(model: LoadedModel, ctx: CheckContext) -> Iterator[
             seen.add(key)
             yield Finding(
                 f"{_flag(alternative)} Triton would refuse this model ({rule.code}): "
-                f"{finding.message}",
+                f"{finding.message} (lint {_flag(alternative)} to check and --fix that config)",
                 finding.span,
                 path=finding.path or alternative.config_path,
                 triton_message=finding.triton_message,

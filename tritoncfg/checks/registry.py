@@ -185,12 +185,16 @@ class Rule:
 RULES: dict[str, Rule] = {}
 
 
+_NAMES: set[str] = set()
+
+
 def _register(rule: Rule) -> None:
     if rule.code in RULES:
         raise ValueError(f"duplicate rule code {rule.code}")
-    if any(r.name == rule.name for r in RULES.values()):
+    if rule.name in _NAMES:
         raise ValueError(f"duplicate rule name {rule.name}")
     RULES[rule.code] = rule
+    _NAMES.add(rule.name)
 
 
 def model_rule(
