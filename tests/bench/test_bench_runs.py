@@ -1,0 +1,30 @@
+"""The benchmark runs and prints its ratios (timings are reported, never asserted)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_parse_bench_prints_every_ratio(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "parse_bench.py"), "--models", "40"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert "verified: every config parses, same message as text_format" in out
+    ratios = re.findall(r"^\s+(ratio[^\d]*?)\s+(\d+\.\d+)x\s+\(target <= ([\d.]+)\)", out, re.M)
+    assert [label.strip() for label, _, _ in ratios] == [
+        "ratio",  # parse
+        "ratio to bare text_format.Parse",  # lint of the repository
+        "ratio",  # process start-up
+    ], out
+    assert re.search(r"lint 40 models .*\n.*\(\d+ findings\)", out), out
