@@ -83,6 +83,8 @@ def alternative_config_error(model: LoadedModel, ctx: CheckContext) -> Iterator[
     dynamic_batching { preferred_batch_size: [ 16 ] }
     ```
     """
+    if not model.dir.alternative_configs and model.dir.config_name is None:
+        return  # config.pbtxt in use and no configs/: nothing else to load
     if model.dir.config_path in model.repository.inputs:
         return  # a file named on the command line is linted alone
     alternatives = ctx.workspace.alternatives(model)
