@@ -96,3 +96,22 @@ def test_fix_resolves_the_example_and_keeps_comments(
 
 def test_some_rules_are_fixable() -> None:
     assert len(FIXABLE) >= 4
+
+
+def test_rules_without_runnable_examples_have_tests_of_their_own() -> None:
+    """A rule whose Example/Fix need more than a config (model files, several models, host
+    options) must be exercised by a test that names its code or its name."""
+    tests = Path(__file__).resolve().parents[1]
+    text = "\n".join(
+        path.read_text(encoding="utf-8")
+        for path in tests.rglob("test_*.py")
+        if path.name != Path(__file__).name
+    )
+    untested = [
+        code
+        for code, rule in RULES.items()
+        if not (rule_doc(rule).blocks("Example") and rule_doc(rule).blocks("Fix"))
+        and not re.search(rf"\b{code}\b", text)
+        and f'"{rule.name}"' not in text
+    ]
+    assert not untested, f"rules with neither runnable examples nor tests: {untested}"
