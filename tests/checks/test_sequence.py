@@ -381,6 +381,26 @@ def test_initial_state_data_file_missing(tmp_path: Path, data_file: str) -> None
     ]
 
 
+@pytest.mark.parametrize(("size", "expected"), [(20, True), (24, False), (30, False)])
+def test_initial_state_data_file_too_small(tmp_path: Path, size: int, expected: bool) -> None:
+    config = states(state('data_file: "init.bin"'))  # INT32 [2, 3]: 24 bytes
+    files = {"1/model.py": "", "initial_state/init.bin": "\0" * size}
+    diagnostics = lint_config(tmp_path, config, files=files)
+    assert not found(diagnostics, "TC628")
+    message = (
+        f"initial_state setting expects 24 bytes, but the data provided from init.binonly has "
+        f"{size} bytes."
+    )
+    assert found(diagnostics, "TC633") == ([("4:155", message)] if expected else [])
+
+
+def test_initial_state_string_data_file_takes_the_whole_file(tmp_path: Path) -> None:
+    string_state = state('data_file: "init.bin"', data_type="TYPE_STRING")
+    config = states(string_state.replace("TYPE_INT32", "TYPE_STRING"))
+    files = {"1/model.py": "", "initial_state/init.bin": "x"}
+    assert not found(lint_config(tmp_path, config, files=files), "TC633")
+
+
 def test_initial_state_data_file_not_checked_in_a_subfolder(tmp_path: Path) -> None:
     diagnostics = lint_config(tmp_path, states(state('data_file: "sub/init.bin"')))
     assert not found(diagnostics, "TC628")

@@ -305,3 +305,41 @@ def test_all_inputs_given_pass(tmp_path: Path) -> None:
 def test_inputs_unknown_before_backend_autocomplete(tmp_path: Path) -> None:
     config = 'backend: "python"\nmodel_warmup [ { name: "w" batch_size: 1 } ]\n'
     assert not findings(lint_config(tmp_path, config), "TC708")
+
+
+# TC709 warmup-data-file-too-small
+
+FILE_SAMPLE = """  name: "w"
+  batch_size: 1
+  inputs {{ key: "X" value {{ data_type: {dtype} dims: [ 4 ] input_data_file: "{file}" }} }}"""
+
+
+def _with_file(
+    tmp_path: Path, size: int, *, dtype: str = "TYPE_FP32", file: str = "x.bin"
+) -> list[Diagnostic]:
+    files = {**MODEL_PY, "warmup/x.bin": "\0" * size}
+    return lint_config(tmp_path, warmup(FILE_SAMPLE.format(dtype=dtype, file=file)), files=files)
+
+
+def test_warmup_file_smaller_than_the_input(tmp_path: Path) -> None:
+    d = one(_with_file(tmp_path, 8), "TC709")
+    assert (str(d.span), d.severity) == ("8:79", Severity.ERROR)
+    assert triton(d) == (
+        "[request id: <id_unknown>] warmup setting expects 16 bytes, but the data provided "
+        "from x.binonly has 8 bytes"
+    )
+    assert "has 8 bytes, but TYPE_FP32 dims [4] need 16" in d.message
+
+
+def test_warmup_file_of_the_right_size_or_larger_passes(tmp_path: Path) -> None:
+    assert not findings(_with_file(tmp_path / "exact", 16), "TC709")
+    assert not findings(_with_file(tmp_path / "larger", 20), "TC709")  # Triton reads what it needs
+
+
+def test_string_warmup_input_takes_the_whole_file(tmp_path: Path) -> None:
+    assert not findings(_with_file(tmp_path, 1, dtype="TYPE_STRING"), "TC709")
+
+
+def test_missing_warmup_file_is_tc705_not_tc709(tmp_path: Path) -> None:
+    found = _with_file(tmp_path, 8, file="other.bin")
+    assert findings(found, "TC705") and not findings(found, "TC709")

@@ -36,7 +36,7 @@ from tritoncfg.triton.verdict import ModelVerdict
 from tritoncfg.triton.verify import check_models
 from tritoncfg.workspace import LoadedModel
 
-SAMPLE = {"triton_qa": 30, "real_world": 25, "rule_docs": 25}
+SAMPLE = {"triton_qa": 30, "real_world": 25, "rule_docs": 25, "data_files": 4}
 
 # Triton 2.51 (nvidia-pytriton 0.7.0) predates these model_config.proto fields
 # (availability.md §1.2, caveat 1): a config that sets one fails to parse there.

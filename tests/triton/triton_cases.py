@@ -1,6 +1,6 @@
 """The differential cases: configs that both tritoncfg and a real Triton 2.51 judge.
 
-Three sources, each laid out as a model repository the pytriton server can load (python backend
+Four sources, each laid out as a model repository the pytriton server can load (python backend
 and ensembles only: it has no other backend):
 
 * triton_qa: INDEX.tsv rows whose platform_or_backend is python or ensemble, laid out as their
@@ -12,6 +12,9 @@ and ensembles only: it has no other backend):
 * rule_docs: every rule's ```pbtxt Example and Fix blocks (configs of a python model `m`), with a
   non-python `backend` made python and `backend: "python"` added where neither backend nor
   platform is set; an ensemble's step models are generated from its input and output maps.
+
+* data_files: configs whose verdict depends on the files beside them (warmup/, initial_state/),
+  written here with those files.
 
 Every python model gets ECHO_MODEL as its model file (the corpus keeps no model code; the QA
 `auto_complete_config` files are replaced too, so the config alone decides).
@@ -328,8 +331,59 @@ def rule_doc_cases() -> list[Case]:
     return cases
 
 
+# ---------------------------------------------------------------------------------------------
+# data_files: rules decided by the files beside the config (their docs' examples cannot say it)
+
+_WARMUP_FROM_FILE = """name: "m"
+backend: "python"
+input [ { name: "X" data_type: TYPE_FP32 dims: [ 4 ] } ]
+output [ { name: "Y" data_type: TYPE_FP32 dims: [ 4 ] } ]
+instance_group [ { kind: KIND_CPU } ]
+model_warmup [ { name: "w" batch_size: 1 inputs { key: "X" value {
+  data_type: TYPE_FP32 dims: [ 4 ] input_data_file: "x.bin" } } } ]
+"""
+_STATE_FROM_FILE = """name: "m"
+backend: "python"
+max_batch_size: 1
+input [ { name: "X" data_type: TYPE_INT32 dims: [ 1 ] } ]
+output [ { name: "Y" data_type: TYPE_INT32 dims: [ 1 ] } ]
+instance_group [ { kind: KIND_CPU } ]
+sequence_batching { state [ { input_name: "S" output_name: "S_OUT" data_type: TYPE_INT32
+  dims: [ 2, 3 ] initial_state [ { name: "i" data_type: TYPE_INT32 dims: [ 2, 3 ]
+  data_file: "init.bin" } ] } ] }
+"""
+# case id -> (config of model `m`, files of the model directory by path: their size in bytes)
+DATA_FILE_CASES: dict[str, tuple[str, dict[str, int]]] = {
+    "TC709-short-file": (_WARMUP_FROM_FILE, {"warmup/x.bin": 8}),
+    "TC709-whole-file": (_WARMUP_FROM_FILE, {"warmup/x.bin": 16}),
+    "TC633-short-file": (_STATE_FROM_FILE, {"initial_state/init.bin": 20}),
+    "TC633-whole-file": (_STATE_FROM_FILE, {"initial_state/init.bin": 24}),
+}
+
+
+def _data_file_builder(config_text: str, files: dict[str, int]) -> Callable[[Path], list[str]]:
+    def build(repository: Path) -> list[str]:
+        model = repository / "m"
+        (model / "1").mkdir(parents=True)
+        (model / "config.pbtxt").write_text(config_text, encoding="utf-8")
+        for relative, size in files.items():
+            (model / relative).parent.mkdir(parents=True, exist_ok=True)
+            (model / relative).write_bytes(bytes(size))
+        prepare_models(repository, create_versions=False, identity_to_python=False)
+        return ["m"]
+
+    return build
+
+
+def data_file_cases() -> list[Case]:
+    return [
+        Case(case_id, "data_files", _data_file_builder(config, files), 1)
+        for case_id, (config, files) in sorted(DATA_FILE_CASES.items())
+    ]
+
+
 def all_cases() -> list[Case]:
-    return [*triton_qa_cases(), *real_world_cases(), *rule_doc_cases()]
+    return [*triton_qa_cases(), *real_world_cases(), *rule_doc_cases(), *data_file_cases()]
 
 
 def sample(cases: list[Case], budget: dict[str, int]) -> list[Case]:

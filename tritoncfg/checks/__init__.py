@@ -42,10 +42,12 @@ from tritoncfg.checks import (  # noqa: F401
     sequence,
     sequence_state,
     sequence_state_data,
+    sequence_state_files,
     sequence_values,
     suppress,
     version_policy,
     warmup,
+    warmup_data,
     warmup_request,
 )
 from tritoncfg.checks.engine import run_checks

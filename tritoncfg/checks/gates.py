@@ -62,9 +62,15 @@ _FAMILIES: dict[Gate, tuple[str, ...]] = {
     _parameters: ("parameters",),
     _backend_owned: ("backend_owned",),
     _misc: ("misc",),
-    _sequence: ("sequence", "sequence_values", "sequence_state", "sequence_state_data"),
+    _sequence: (
+        "sequence",
+        "sequence_values",
+        "sequence_state",
+        "sequence_state_data",
+        "sequence_state_files",
+    ),
     _ensemble: ("ensemble", "ensemble_flow", "ensemble_deps", "ensemble_xmodel"),
-    _warmup: ("warmup", "warmup_request"),
+    _warmup: ("warmup", "warmup_data", "warmup_request"),
     _onnx: ("model_onnx", "model_onnx_inputs", "model_onnx_shapes"),
     _tensorrt: (
         "model_tensorrt",

@@ -7,7 +7,7 @@ with its syntax tree and message later.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -140,6 +140,8 @@ class ModelDir:
     initial_state_files: tuple[str, ...]
     # the directory with every symlink resolved, known to be inside the root; None if inaccessible
     real_path: Path | None = None
+    # bytes of the files of warmup/ and initial_state/, by "warmup/<name>" (Triton reads them whole)
+    file_sizes: Mapping[str, int] = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def is_hidden(self) -> bool:

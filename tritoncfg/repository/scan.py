@@ -11,6 +11,7 @@ from tritoncfg.repository.model import (
     CONFIGS_DIRNAME,
     INITIAL_STATE_DIRNAME,
     WARMUP_DIRNAME,
+    Entry,
     LayoutIssue,
     ModelDir,
     Version,
@@ -42,11 +43,12 @@ class _Lister:
             self.issues.extend(listing.issues)
         return self.cache[path]
 
-    def file_names(self, listing: Listing, parent: Path, name: str) -> tuple[str, ...]:
+    def files(self, listing: Listing, parent: Path, name: str) -> tuple[Entry, ...]:
+        """The regular files (with their sizes) of the subdirectory `name`, if it is one."""
         entry = listing.entry(name)
         if entry is None or not entry.is_dir:
             return ()
-        return tuple(e.name for e in self(parent / name).entries if e.is_file)
+        return tuple(e for e in self(parent / name).entries if e.is_file)
 
 
 def _inaccessible(path: Path, root: Path) -> ModelDir:
@@ -133,6 +135,8 @@ def scan_model(
         )
         lister.issues.append(LayoutIssue("missing_config", config_path, detail, path.name))
 
+    warmup = lister.files(listing, path, WARMUP_DIRNAME)
+    initial_state = lister.files(listing, path, INITIAL_STATE_DIRNAME)
     model = ModelDir(
         name=path.name,
         path=path,
@@ -148,8 +152,14 @@ def scan_model(
         detection_entries=detection_entries,
         versions=versions,
         ignored_version_dirs=scan.ignored,
-        warmup_files=lister.file_names(listing, path, WARMUP_DIRNAME),
-        initial_state_files=lister.file_names(listing, path, INITIAL_STATE_DIRNAME),
+        warmup_files=tuple(e.name for e in warmup),
+        initial_state_files=tuple(e.name for e in initial_state),
         real_path=real_path,
+        file_sizes={
+            f"{folder}/{e.name}": e.size
+            for folder, files in ((WARMUP_DIRNAME, warmup), (INITIAL_STATE_DIRNAME, initial_state))
+            for e in files
+            if e.size is not None
+        },
     )
     return model, tuple(lister.issues)
