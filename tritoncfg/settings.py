@@ -60,6 +60,11 @@ CONFIG_SCHEMA: dict[str, Any] = {
             ],
         },
         "rate-limit": {"enum": ["off", "execution_count"], "description": "Triton's --rate-limit."},
+        "rate-limit-resource": {
+            "type": "array",
+            "items": {"type": "string", "pattern": "^[^:]+:[0-9]+(:[0-9]+)?$"},
+            "description": "Triton's --rate-limit-resource values, NAME:COUNT[:DEVICE].",
+        },
         "backend-dir": {
             "type": "string",
             "description": "Triton's --backend-directory on the target host.",

@@ -312,3 +312,77 @@ def test_valid_model_metrics_qa_case(tmp_path: Path) -> None:
     case = "L0_model_config/model_metrics/valid_config/valid_model_metrics"
     found = lint_repo(qa_copy(case, tmp_path))
     assert not [d for d in found if d.code.startswith("TC7")]
+
+
+# TC732 rate-limiter-resource-above-limit
+def test_resource_above_the_server_limit(tmp_path: Path) -> None:
+    config = limited('{ name: "R" count: 4 }')
+    given = (("R", 2, None),)
+    d = one(lint_config(tmp_path, config, rate_limit=True, rate_limit_resources=given), "TC732")
+    assert (str(d.span), d.severity) == ("3:66", Severity.ERROR)
+    assert triton(d) == (
+        'Resource count for "R" is limited to 2 which will prevent scheduling of one or more '
+        "model instances, the minimum required count is 4"
+    )
+    assert "on device 0" in d.message  # a CPU instance is on device 0
+
+
+def test_resource_within_the_limit_passes(tmp_path: Path) -> None:
+    config = limited('{ name: "R" count: 4 }')
+    for given in ((("R", 4, None),), (("R", 8, 0),), (("R", 1, None), ("R", 4, 0))):
+        found = lint_config(tmp_path / str(len(given)), config, rate_limit_resources=given)
+        assert not findings(found, "TC732"), given
+
+
+def test_resource_the_server_does_not_give_is_limited_to_zero(tmp_path: Path) -> None:
+    config = limited('{ name: "R" count: 1 }', '{ name: "OTHER" count: 1 }')
+    found = findings(lint_config(tmp_path, config, rate_limit_resources=(("R", 1, None),)), "TC732")
+    assert [(str(d.span), triton(d)) for d in found] == [
+        (
+            "4:70",
+            'Resource count for "OTHER" is limited to 0 which will prevent scheduling of one or '
+            "more model instances, the minimum required count is 1",
+        )
+    ]
+    assert found[0].severity is Severity.WARNING  # --rate-limit unknown
+
+
+def test_global_resource_takes_the_largest_count_of_any_device(tmp_path: Path) -> None:
+    config = limited('{ name: "G" global: true count: 3 }')
+    ok = lint_config(tmp_path / "ok", config, rate_limit_resources=(("G", 3, 1),))
+    assert not findings(ok, "TC732")
+    short = lint_config(tmp_path / "short", config, rate_limit_resources=(("G", 2, 1),))
+    assert "limited to 2" in (triton(one(short, "TC732")) or "")
+
+
+def test_gpu_instances_are_checked_per_gpu(tmp_path: Path) -> None:
+    config = (
+        'backend: "python"\ninstance_group [ { kind: KIND_GPU gpus: [ 0, 1 ] '
+        'rate_limiter { resources [ { name: "R" count: 2 } ] } } ]\n'
+    )
+    given = (("R", 2, 0), ("R", 1, 1))
+    d = one(lint_config(tmp_path, config, gpus=(0, 1), rate_limit_resources=given), "TC732")
+    assert "on device 1" in d.message and "limited to 1" in (triton(d) or "")
+
+
+def test_no_explicit_resources_or_rate_limit_off_checks_nothing(tmp_path: Path) -> None:
+    config = limited('{ name: "R" count: 4 }')
+    assert not findings(lint_config(tmp_path / "a", config, rate_limit=True), "TC732")
+    off = lint_config(
+        tmp_path / "b", config, rate_limit=False, rate_limit_resources=(("R", 1, None),)
+    )
+    assert not findings(off, "TC732")
+
+
+def test_rate_limit_resource_on_the_command_line(tmp_path: Path) -> None:
+    import json
+
+    from clikit import run
+
+    make_model(tmp_path / "repo", "m", limited('{ name: "R" count: 4 }'), files=MODEL_PY)
+    args = ["lint", str(tmp_path / "repo"), "--select", "TC732", "--format", "json"]
+    result = run(*args, "--rate-limit", "execution_count", "--rate-limit-resource", "R:2:0")
+    assert result.returncode == 1, result.stderr
+    assert [d["code"] for d in json.loads(result.stdout)["diagnostics"]] == ["TC732"]
+    bad = run(*args, "--rate-limit-resource", "R")
+    assert bad.returncode == 2 and "expected <name>:<count>[:<device>]" in bad.stderr

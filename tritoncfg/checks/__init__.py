@@ -39,6 +39,7 @@ from tritoncfg.checks import (  # noqa: F401
     platform,
     practice,
     python_backend,
+    rate_limit_resources,
     sequence,
     sequence_state,
     sequence_state_data,

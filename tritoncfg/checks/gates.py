@@ -61,7 +61,7 @@ _FAMILIES: dict[Gate, tuple[str, ...]] = {
     _labels: ("io_labels",),
     _parameters: ("parameters",),
     _backend_owned: ("backend_owned",),
-    _misc: ("misc",),
+    _misc: ("misc", "rate_limit_resources"),
     _sequence: (
         "sequence",
         "sequence_values",

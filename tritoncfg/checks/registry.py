@@ -34,6 +34,8 @@ class LintOptions:
         None  # --rate-limit=execution_count (True) or off (False); None = unknown
     )
     gpu_memory: int | None = None  # bytes of memory of one GPU of the target host; None = unknown
+    # --rate-limit-resource: (name, count, device or None for every device); () = not given
+    rate_limit_resources: tuple[tuple[str, int, int | None], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -57,6 +57,15 @@ def _gpu_memory(value: str | int | None) -> int | None:
         fail(f"--gpu-memory: {exc}")
 
 
+def _rate_limit_resources(values: list[str] | None) -> tuple[tuple[str, int, int | None], ...]:
+    from tritoncfg.checks.rate_limit_resources import parse_rate_limit_resource
+
+    try:
+        return tuple(parse_rate_limit_resource(value) for value in values or ())
+    except ValueError as exc:
+        fail(f"--rate-limit-resource: {exc}")
+
+
 def _split(values: list[str] | None) -> tuple[str, ...] | None:
     """`--select TC1,TC2 --select TC9` → ("TC1", "TC2", "TC9"); None when not given."""
     if values is None:
@@ -119,6 +128,13 @@ def lint_command(
     rate_limit: Annotated[
         str | None,
         typer.Option(help="Triton's --rate-limit on the target host: off or execution_count."),
+    ] = None,
+    rate_limit_resource: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Triton's --rate-limit-resource on the target host: NAME:COUNT[:DEVICE] "
+            "(repeatable)."
+        ),
     ] = None,
     select: Annotated[
         list[str] | None,
@@ -198,6 +214,9 @@ def lint_command(
         ),
         config_name=model_config_name or settings.get("model-config-name"),
         rate_limit=_rate_limit(rate_limit or settings.get("rate-limit")),
+        rate_limit_resources=_rate_limit_resources(
+            rate_limit_resource or settings.get("rate-limit-resource")
+        ),
         backend_dir=backend_dir
         or (settings.base / configured_backend_dir if configured_backend_dir else None),
     )

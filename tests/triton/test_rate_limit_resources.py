@@ -1,0 +1,73 @@
+"""TC732 against a real Triton 2.51 started with --rate-limit=execution_count and an explicit
+--rate-limit-resource: the models Triton refuses are the ones lint reports, with its message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import TritonEnv
+from triton_cases import ECHO_MODEL
+
+from tritoncfg.api import lint
+from tritoncfg.checks import LintOptions
+from tritoncfg.checks.selection import RuleSelection
+from tritoncfg.triton.process import ServerOptions, ServerStartError, TritonServer
+from tritoncfg.triton.rest import TritonHTTPError
+
+CONFIG = """name: "{name}"
+backend: "python"
+input [ {{ name: "X" data_type: TYPE_FP32 dims: [ 4 ] }} ]
+output [ {{ name: "Y" data_type: TYPE_FP32 dims: [ 4 ] }} ]
+instance_group [ {{ kind: {kind} rate_limiter {{ resources [ {resource} ] }} }} ]
+"""
+MODELS = {  # R is given 3 for every device and G (global) 5 on device 0; OTHER is not given
+    "above": ("KIND_CPU", '{ name: "R" count: 4 }'),
+    "within": ("KIND_CPU", '{ name: "R" count: 3 }'),
+    "not_given": ("KIND_CPU", '{ name: "OTHER" count: 1 }'),
+    "global_within": ("KIND_MODEL", '{ name: "G" global: true count: 5 }'),
+    "global_above": ("KIND_CPU", '{ name: "G" global: true count: 6 }'),
+}
+GIVEN = ("R:3", "G:5:0")
+
+
+def test_rate_limit_resources_agree_with_triton(triton_env: TritonEnv, tmp_path: Path) -> None:
+    repository = tmp_path / "repository"
+    for name, (kind, resource) in MODELS.items():
+        (repository / name / "1").mkdir(parents=True)
+        (repository / name / "1" / "model.py").write_text(ECHO_MODEL, encoding="utf-8")
+        config = CONFIG.format(name=name, kind=kind, resource=resource)
+        (repository / name / "config.pbtxt").write_text(config, encoding="utf-8")
+    args = ("--rate-limit=execution_count", *(f"--rate-limit-resource={g}" for g in GIVEN))
+    try:
+        server = TritonServer.start(
+            triton_env.distribution, repository, tmp_path, ServerOptions(extra_args=args)
+        )
+    except ServerStartError as exc:
+        pytest.skip(f"the Triton server does not start here: {exc}")
+    triton: dict[str, str | None] = {}
+    with server:
+        for name in MODELS:  # one at a time: each registers its instance alone
+            try:
+                server.http.load(name)
+                triton[name] = None
+            except TritonHTTPError as exc:
+                triton[name] = exc.message
+            server.http.unload(name)
+    options = LintOptions(
+        rate_limit=True,
+        rate_limit_resources=(("R", 3, None), ("G", 5, 0)),
+    )
+    found = lint(repository, options, RuleSelection(select=("TC732",))).diagnostics
+    ours = {d.model: d.triton.message if d.triton else None for d in found}
+    assert (
+        {name for name, error in triton.items() if error}
+        == set(ours)
+        == {
+            "above",
+            "not_given",
+            "global_above",
+        }
+    )
+    for name, message in ours.items():
+        assert message is not None and message in (triton[name] or ""), (name, triton[name])
