@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -31,13 +32,18 @@ MODELS = {  # R is given 3 for every device and G (global) 5 on device 0; OTHER 
 GIVEN = ("R:3", "G:5:0")
 
 
-def test_rate_limit_resources_agree_with_triton(triton_env: TritonEnv, tmp_path: Path) -> None:
-    repository = tmp_path / "repository"
+def _repository(root: Path) -> Path:
+    repository = root / "repository"
     for name, (kind, resource) in MODELS.items():
         (repository / name / "1").mkdir(parents=True)
         (repository / name / "1" / "model.py").write_text(ECHO_MODEL, encoding="utf-8")
         config = CONFIG.format(name=name, kind=kind, resource=resource)
         (repository / name / "config.pbtxt").write_text(config, encoding="utf-8")
+    return repository
+
+
+def test_rate_limit_resources_agree_with_triton(triton_env: TritonEnv, tmp_path: Path) -> None:
+    repository = _repository(tmp_path)
     args = ("--rate-limit=execution_count", *(f"--rate-limit-resource={g}" for g in GIVEN))
     try:
         server = TritonServer.start(
@@ -71,3 +77,27 @@ def test_rate_limit_resources_agree_with_triton(triton_env: TritonEnv, tmp_path:
     )
     for name, message in ours.items():
         assert message is not None and message in (triton[name] or ""), (name, triton[name])
+
+
+def test_verify_passes_the_rate_limit_options_to_server_and_lint(
+    triton_env: TritonEnv, tmp_path: Path
+) -> None:
+    repository = _repository(tmp_path)
+    limits = [arg for given in GIVEN for arg in ("--rate-limit-resource", given)]
+    done = triton_env.run_cli(
+        "verify",
+        str(repository),
+        "--format",
+        "json",
+        "--rate-limit",
+        "execution_count",
+        *limits,
+        *triton_env.server_args,
+    )
+    assert done.returncode == 1, done.stderr  # Triton rejects three models: lint agrees
+    models = {m["model"]: m for m in json.loads(done.stdout)["verify"]["models"]}
+    rejected = {name for name, m in models.items() if m["triton_errors"]}
+    assert rejected == {"above", "not_given", "global_above"}, models
+    assert all(m["agree"] and m["verified"] for m in models.values()), models
+    for name in rejected:
+        assert [e["code"] for e in models[name]["tritoncfg_errors"]] == ["TC732"]

@@ -38,7 +38,7 @@ def parse_gpus(value: str | list[int] | None) -> tuple[int, ...] | None:
         fail(f"--gpus expects a comma-separated list of GPU ids or 'none', got {value!r}")
 
 
-def _rate_limit(value: str | None) -> bool | None:
+def parse_rate_limit(value: str | None) -> bool | None:
     if value is None:
         return None
     if value not in ("off", "execution_count"):
@@ -57,7 +57,7 @@ def _gpu_memory(value: str | int | None) -> int | None:
         fail(f"--gpu-memory: {exc}")
 
 
-def _rate_limit_resources(values: list[str] | None) -> tuple[tuple[str, int, int | None], ...]:
+def parse_rate_limit_resources(values: list[str] | None) -> tuple[tuple[str, int, int | None], ...]:
     from tritoncfg.checks.rate_limit_resources import parse_rate_limit_resource
 
     try:
@@ -213,8 +213,8 @@ def lint_command(
             gpu_memory if gpu_memory is not None else settings.get("gpu-memory")
         ),
         config_name=model_config_name or settings.get("model-config-name"),
-        rate_limit=_rate_limit(rate_limit or settings.get("rate-limit")),
-        rate_limit_resources=_rate_limit_resources(
+        rate_limit=parse_rate_limit(rate_limit or settings.get("rate-limit")),
+        rate_limit_resources=parse_rate_limit_resources(
             rate_limit_resource or settings.get("rate-limit-resource")
         ),
         backend_dir=backend_dir

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from tritoncfg.cli.common import Color, existing_paths, fail, use_color
-from tritoncfg.cli.lint import parse_gpus
+from tritoncfg.cli.lint import parse_gpus, parse_rate_limit, parse_rate_limit_resources
 
 EXIT_SERVER = 3  # no server could be found, started or reached
 EXIT_INTERRUPTED = 130
@@ -87,6 +87,18 @@ def verify_command(
         str | None,
         typer.Option(help="GPU ids the server sees, for lint: '0,1' or 'none'. Default: detected."),
     ] = None,
+    model_config_name: Annotated[
+        str | None,
+        typer.Option(help="Triton's --model-config-name, for the server and for lint."),
+    ] = None,
+    rate_limit: Annotated[
+        str | None,
+        typer.Option(help="Triton's --rate-limit (off or execution_count), for both."),
+    ] = None,
+    rate_limit_resource: Annotated[
+        list[str] | None,
+        typer.Option(help="Triton's --rate-limit-resource NAME:COUNT[:DEVICE], for both."),
+    ] = None,
     output_format: Annotated[
         VerifyFormat, typer.Option("--format", "-f", help="Output format.")
     ] = VerifyFormat.text,
@@ -120,6 +132,9 @@ def verify_command(
         gpus=parse_gpus(gpus),
         startup_timeout=startup_timeout,
         load_timeout=load_timeout,
+        config_name=model_config_name,
+        rate_limit=bool(parse_rate_limit(rate_limit)),
+        rate_limit_resources=parse_rate_limit_resources(rate_limit_resource),
     )
     try:
         with _Progress() as progress:

@@ -41,6 +41,19 @@ class VerifyOptions:
     gpus: tuple[int, ...] | None = None  # None: the GPUs this machine shows
     startup_timeout: float = 60.0
     load_timeout: float = DEFAULT_LOAD_TIMEOUT
+    config_name: str | None = None  # the server's --model-config-name (and lint's)
+    rate_limit: bool = False  # the server's --rate-limit=execution_count (and lint's)
+    rate_limit_resources: tuple[tuple[str, int, int | None], ...] = ()  # --rate-limit-resource
+
+    def server_args(self) -> tuple[str, ...]:
+        """The tritonserver options that mirror these lint options."""
+        args = [f"--model-config-name={self.config_name}"] if self.config_name else []
+        if self.rate_limit:
+            args.append("--rate-limit=execution_count")
+        for name, count, device in self.rate_limit_resources:
+            where = "" if device is None else f":{device}"
+            args.append(f"--rate-limit-resource={name}:{count}{where}")
+        return tuple(args)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,16 +153,23 @@ def verify(
     options = options or VerifyOptions()
     gpus = visible_gpus() if options.gpus is None else options.gpus
     lint_options = LintOptions(
-        triton_mode=options.triton_mode, gpus=gpus, backend_dir=options.backend_dir
+        triton_mode=options.triton_mode,
+        gpus=gpus,
+        backend_dir=options.backend_dir,
+        config_name=options.config_name,
+        rate_limit=options.rate_limit,
+        rate_limit_resources=options.rate_limit_resources,
     )
     result = lint(path, lint_options)
-    workspace = load(path)
+    workspace = load(path, config_name=options.config_name)
     if not workspace.models:
         return VerifyReport(result, [], None, gpus)
     distribution = locate_server(options.tritonserver, options.backend_dir)
     root = workspace.repositories[0].root
     server_options = ServerOptions(
-        strict=options.triton_mode == "strict", startup_timeout=options.startup_timeout
+        strict=options.triton_mode == "strict",
+        startup_timeout=options.startup_timeout,
+        extra_args=options.server_args(),
     )
     with tempfile.TemporaryDirectory(prefix="tritoncfg-verify-") as tmp, stop_on_signals():
         work = Path(tmp)
