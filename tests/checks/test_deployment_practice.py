@@ -91,15 +91,43 @@ def test_cpu_instances_hold_no_gpu_memory(tmp_path: Path) -> None:
     assert _tc914(tmp_path, gpu_memory=8 * GIB) == []
 
 
-def test_static_tensorrt_engine_is_shared_by_the_instances_of_a_gpu(tmp_path: Path) -> None:
-    _gpu_model(tmp_path, "tensorrt", "{ kind: KIND_GPU count: 4 gpus: [ 0 ] }", 6 * GIB, mbs=0)
+def _engine(*shape: int) -> object:
+    """The description tritoncfg's plan reader gives of an engine (a real plan needs TensorRT
+    and a GPU to read: tests/models/test_tensorrt.py covers the reader)."""
+    from tritoncfg.models.io import ModelIO, TensorInfo
+
+    dims = tuple(d if d >= 0 else None for d in shape)
+    x = TensorInfo("x", "TYPE_FP32", "FLOAT", dims)
+    y = TensorInfo("y", "TYPE_FP32", "FLOAT", dims)
+    return ModelIO("tensorrt", Path("model.plan"), (x,), (y,))
+
+
+def test_static_tensorrt_engine_is_shared_by_the_instances_of_a_gpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tritoncfg.models import tensorrt as reader
+
+    monkeypatch.setattr(reader, "read_plan", lambda path, **_: _engine(8, 4))
+    _gpu_model(tmp_path, "tensorrt", "{ kind: KIND_GPU count: 4 gpus: [ 0 ] }", 6 * GIB)
     assert _tc914(tmp_path, gpu_memory=8 * GIB) == []  # one engine of 6 GiB
 
 
-def test_dynamic_tensorrt_engine_is_loaded_per_instance(tmp_path: Path) -> None:
-    _gpu_model(tmp_path, "tensorrt", "{ kind: KIND_GPU count: 2 gpus: [ 0 ] }", 6 * GIB, mbs=8)
+def test_dynamic_tensorrt_engine_is_loaded_per_instance(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tritoncfg.models import tensorrt as reader
+
+    monkeypatch.setattr(reader, "read_plan", lambda path, **_: _engine(-1, 4))
+    _gpu_model(tmp_path, "tensorrt", "{ kind: KIND_GPU count: 2 gpus: [ 0 ] }", 6 * GIB)
     [finding] = _tc914(tmp_path, gpu_memory=8 * GIB)
-    assert "12.0 GiB on GPU 0" in finding.message
+    assert "12.0 GiB on GPU 0 (2 instances, each with its own copy" in finding.message
+
+
+def test_uninspected_tensorrt_plan_counts_one_engine(tmp_path: Path) -> None:
+    _gpu_model(tmp_path, "tensorrt", "{ kind: KIND_GPU count: 2 gpus: [ 0 ] }", 6 * GIB)
+    assert _tc914(tmp_path, gpu_memory=8 * GIB) == []  # 12 GiB only if the engine is dynamic
+    [finding] = _tc914(tmp_path, gpu_memory=4 * GIB)
+    assert "6.0 GiB on GPU 0 (one engine of 6.0 GiB, shared by its instances)" in finding.message
 
 
 def test_python_models_are_not_checked(tmp_path: Path) -> None:

@@ -4,8 +4,8 @@ for one model and for all the models of a repository together.
 A lower bound, from the repository model only: the bytes of the files in the version directory
 Triton loads are the weights, and each copy of them lives on the GPU. How many copies a GPU holds
 is the backend's doing (spec probe-design §3-§4): ONNX Runtime and PyTorch load the model once per
-instance; TensorRT shares one engine between the instances on a GPU only when no I/O dimension is
-dynamic. Activations, workspaces and the CUDA context come on top, so a finding is certain to fail
+instance; TensorRT shares one engine between the instances on a GPU unless the engine has a dynamic
+dimension (known only from the plan; one shared engine is counted otherwise). Activations, workspaces and the CUDA context come on top, so a finding is certain to fail
 at load time, while silence does not promise that the model fits."""
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from tritoncfg.checks.registry import (
 )
 from tritoncfg.complete.instance_groups import KIND_GPU, NormalizedGroup
 from tritoncfg.diagnostics import Severity
+from tritoncfg.models import ModelIO
 from tritoncfg.models.locate import backend_format, loaded_version
 from tritoncfg.repository import Repository
 from tritoncfg.schema import ModelConfig
@@ -44,12 +45,16 @@ class GpuLoad:
     groups: tuple[NormalizedGroup, ...]
 
 
-def _static_shapes(config: ModelConfig) -> bool:
-    """No dynamic dimension in the engine: no batch dimension and no -1 in any I/O."""
-    if config.max_batch_size > 0:
-        return False  # the batch dimension is dynamic in the engine
-    return all(-1 not in io.dims for io in config.input) and all(
-        -1 not in io.dims for io in config.output
+def _engine_per_instance(model: LoadedModel, ctx: CheckContext) -> bool:
+    """Whether each TensorRT instance deserializes its own engine: only when the engine has a
+    dynamic dimension, which only the plan says (read where TensorRT runs). Without it one shared
+    engine is counted, the lower bound."""
+    described = ctx.model_io(model)
+    if not isinstance(described, ModelIO):
+        return False
+    return any(
+        tensor.shape is None or -1 in (tensor.wildcard_shape or ())
+        for tensor in (*described.inputs, *described.outputs)
     )
 
 
@@ -97,9 +102,10 @@ def gpu_weights_exceed_memory(model: LoadedModel, ctx: CheckContext) -> Iterator
     the target host, adds up the copies of the model's weights that its KIND_GPU instance
     groups place on each GPU, and reports a GPU where they alone exceed it. The weights are the
     files of the version directory Triton loads. ONNX Runtime and PyTorch load one copy per
-    instance; TensorRT shares one engine between the instances on a GPU only when no input or
-    output dimension is dynamic (and `max_batch_size` is 0). Models of other backends, and
-    hosts whose GPU memory is not given, are not checked.
+    instance; TensorRT shares one engine between the instances on a GPU unless the engine has a
+    dynamic dimension, which only the plan tells (where TensorRT runs; otherwise one engine is
+    counted). Models of other backends, and hosts whose GPU memory is not given, are not
+    checked. Every uncertainty is resolved toward fewer bytes, so a finding is certain.
 
     ## Why it matters
     Triton creates every instance when it loads the model; the instance that does not fit fails
@@ -130,10 +136,12 @@ def gpu_weights_exceed_memory(model: LoadedModel, ctx: CheckContext) -> Iterator
         needed = load.copies * weights
         if needed <= memory:
             continue
+        size = format_size(weights)
         copies = (
-            "one engine shared by its instances"
+            f"one engine of {size}, shared by its instances"
             if shared
-            else f"{load.copies} instance{'s' if load.copies != 1 else ''}, each with its own copy"
+            else f"{load.copies} instance{'s' if load.copies != 1 else ''}, each with its own "
+            f"copy of {size}"
         )
         first = load.groups[0]
         span = (
@@ -142,10 +150,10 @@ def gpu_weights_exceed_memory(model: LoadedModel, ctx: CheckContext) -> Iterator
             else at(model, "instance_group")
         )
         yield Finding(
-            f"the weights alone need {format_size(needed)} on {_where(load.gpu)} ({copies} of "
-            f"{format_size(weights)}), more than --gpu-memory {format_size(memory)}: Triton will "
-            "fail to load the model with CUDA out of memory; lower count, or spread the "
-            "instances over more GPUs with gpus: [...]",
+            f"the weights alone need {format_size(needed)} on {_where(load.gpu)} ({copies}), "
+            f"more than --gpu-memory {format_size(memory)}: Triton will fail to load the model "
+            "with CUDA out of memory; lower count, or spread the instances over more GPUs "
+            "with gpus: [...]",
             span,
         )
 
@@ -166,7 +174,7 @@ def model_gpu_loads(
     weights = weight_bytes(model, config)
     if weights is None:
         return None
-    shared = kind == "tensorrt" and _static_shapes(config)
+    shared = kind == "tensorrt" and not _engine_per_instance(model, ctx)
     return weights, shared, gpu_loads(groups_of(model, ctx), shared)
 
 
