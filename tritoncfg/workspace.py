@@ -76,11 +76,13 @@ class Workspace:
         `config.pbtxt` when an alternative is in use. Read and parsed when first asked for."""
         key = id(model)
         if key not in self._alternatives:
-            self._alternatives[key] = tuple(
-                load_model(replace(model.dir, config_path=path, config_name=name,
-                                   config_exists=True), model.repository, self.overrides)
+            dirs = (
+                replace(model.dir, config_path=path, config_name=name, config_exists=True)
                 for path, name in _other_configs(model.dir)
-            )  # fmt: skip
+            )
+            self._alternatives[key] = tuple(
+                load_model(other, model.repository, self.overrides) for other in dirs
+            )
         return self._alternatives[key]
 
     @property
