@@ -386,3 +386,19 @@ def test_rate_limit_resource_on_the_command_line(tmp_path: Path) -> None:
     assert [d["code"] for d in json.loads(result.stdout)["diagnostics"]] == ["TC732"]
     bad = run(*args, "--rate-limit-resource", "R")
     assert bad.returncode == 2 and "expected <name>:<count>[:<device>]" in bad.stderr
+
+
+def test_rate_limit_resource_in_the_configuration(tmp_path: Path) -> None:
+    import json
+
+    from clikit import run
+
+    make_model(tmp_path / "repo", "m", limited('{ name: "R" count: 4 }'), files=MODEL_PY)
+    args = ["lint", str(tmp_path / "repo"), "--select", "TC732", "--format", "json"]
+    (tmp_path / "tritoncfg.toml").write_text('rate-limit-resource = ["R:2"]\n')
+    assert [d["severity"] for d in json.loads(run(*args).stdout)["diagnostics"]] == ["warning"]
+    (tmp_path / "tritoncfg.toml").write_text('rate-limit-resource = ["R:4"]\n')
+    assert json.loads(run(*args).stdout)["diagnostics"] == []
+    (tmp_path / "tritoncfg.toml").write_text('rate-limit-resource = ["R"]\n')
+    bad = run(*args)
+    assert bad.returncode == 2 and "rate-limit-resource.0" in bad.stderr
