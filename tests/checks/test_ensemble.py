@@ -362,6 +362,31 @@ def test_step_model_that_fails_to_load(tmp_path: Path) -> None:
     )
 
 
+def test_step_error_that_triton_meets_first_within_a_phase(tmp_path: Path) -> None:
+    """Triton makes an instance's warmup data before it registers the instance with the rate
+    limiter (both INSTANCE): the warmup error is the one the ensemble reports."""
+    extra = (
+        'instance_group [ { kind: KIND_CPU rate_limiter { resources [ { name: "R" count: 4 } ] } } ]\n'
+        'model_warmup [ { name: "w" batch_size: 1 inputs { key: "IN" value {\n'
+        '  data_type: TYPE_FP32 dims: [ 16 ] input_data_file: "in.bin" } } } ]\n'
+    )
+    add_step(tmp_path, "a", extra=extra)
+    (tmp_path / "a" / "warmup").mkdir()
+    (tmp_path / "a" / "warmup" / "in.bin").write_bytes(bytes(8))
+    options = {"rate_limit": True, "rate_limit_resources": (("R", 2, None),)}
+    diagnostics = lint_ensemble(tmp_path, ensemble(ONE_STEP), **options)
+    assert {d.code for d in diagnostics if d.model == "a" and d.severity.value == "error"} == {
+        "TC709",
+        "TC732",
+    }
+    (finding,) = found(diagnostics, "TC522")
+    assert finding[2] == (
+        "ensemble 'pipeline' depends on 'a' which has no loaded version. Model 'a' loading failed "
+        "with error: [request id: <id_unknown>] warmup setting expects 64 bytes, but the data "
+        "provided from in.binonly has 8 bytes"
+    )
+
+
 def test_step_ensemble_that_fails_its_own_dependencies(tmp_path: Path) -> None:
     make_model(tmp_path, "inner", ensemble(step("gone", {"IN": "RAW"}, {"OUT": "RESULT"})))
     outer = ensemble(step("inner", {"RAW": "RAW"}, {"RESULT": "RESULT"}))

@@ -75,7 +75,7 @@ def _first_errors(model: LoadedModel, ctx: CheckContext) -> tuple[str | None, st
 
 def _compute_first_errors(model: LoadedModel, ctx: CheckContext) -> tuple[str | None, str | None]:
     poll, load = (_POLL_STRICT, _LOAD_STRICT) if ctx.strict else (_POLL, _LOAD)
-    first: dict[tuple[str, ...], tuple[int, str]] = {}
+    first: dict[tuple[str, ...], tuple[tuple[int, int], str]] = {}
     # the DEPS/XMODEL rules would recurse here
     plan = ctx.memo(("load-error-rules",), _load_error_rules)
     for rule, finding in plan_findings(plan, model, ctx):
@@ -84,8 +84,11 @@ def _compute_first_errors(model: LoadedModel, ctx: CheckContext) -> tuple[str | 
         if severity is not Severity.ERROR or not finding.triton_message:
             continue
         for phases in (poll, load):
-            if phase in phases and (phases not in first or phases.index(phase) < first[phases][0]):
-                first[phases] = (phases.index(phase), finding.triton_message)
+            if phase not in phases:
+                continue
+            rank = (phases.index(phase), rule.step)  # ties: the rule registered first
+            if phases not in first or rank < first[phases][0]:
+                first[phases] = (rank, finding.triton_message)
     return (
         first[poll][1] if poll in first else None,
         first[load][1] if load in first else None,

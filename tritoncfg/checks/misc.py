@@ -256,6 +256,7 @@ def _resource_index(
     severity=Severity.WARNING,
     summary="A rate-limiter resource is global in one place and per-device in another.",
     phase="INSTANCE",
+    step=2,  # ValidateMaxResources runs after the explicit resources are checked (TC732)
 )
 def rate_limiter_resource_global_and_per_device(
     model: LoadedModel, ctx: CheckContext

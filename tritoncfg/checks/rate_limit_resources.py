@@ -77,6 +77,7 @@ def _devices(kind: int | None, gpus: tuple[int, ...] | None) -> tuple[int, ...] 
     severity=Severity.ERROR,
     summary="An instance needs more of a rate-limiter resource than --rate-limit-resource gives.",
     phase="INSTANCE",
+    step=1,  # after the backend's instance init and the warmup data (TritonModelInstance)
 )
 def rate_limiter_resource_above_limit(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

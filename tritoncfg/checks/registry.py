@@ -182,6 +182,10 @@ class Rule:
     needs_valid_config: bool  # skipped (and said so) when the config did not parse
     check: ModelCheck | RepositoryCheck
     fixable: bool = False
+    # Triton's order within the phase, where it is not the registration order (the rate limiter
+    # registers an instance after its warmup data is made); decides which first error an
+    # ensemble reports for a step model
+    step: int = 0
 
 
 RULES: dict[str, Rule] = {}
@@ -208,6 +212,7 @@ def model_rule(
     phase: str,
     needs_valid_config: bool = True,
     fixable: bool = False,
+    step: int = 0,
 ) -> Callable[[ModelCheck], ModelCheck]:
     def decorate(check: ModelCheck) -> ModelCheck:
         doc = inspect.cleandoc(check.__doc__ or "")
@@ -223,6 +228,7 @@ def model_rule(
                 needs_valid_config,
                 check,
                 fixable,
+                step,
             )
         )
         return check
