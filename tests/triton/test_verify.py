@@ -101,6 +101,32 @@ def test_verify_text_reports_each_verdict(triton_env: TritonEnv, tmp_path: Path)
     assert "Traceback" not in done.stderr
 
 
+def test_verify_model_config_name_reaches_server_and_lint(
+    triton_env: TritonEnv, tmp_path: Path
+) -> None:
+    """configs/prod.pbtxt has an error that config.pbtxt lacks: without the option both load the
+    model (and lint warns, TC915); with --model-config-name prod both refuse it."""
+    good = 'backend: "python"\nmax_batch_size: 8\n' + IO
+    prod = good + "dynamic_batching { preferred_batch_size: [ 16 ] }\n"
+    make_model(tmp_path / "repo", "m", good, files={"1/model.py": ECHO, "configs/prod.pbtxt": prod})
+
+    def run(*args: str) -> tuple[int, dict[str, object], set[str]]:
+        done = triton_env.run_cli(
+            "verify", "repo", "--format", "json", *args, *triton_env.server_args, cwd=tmp_path
+        )
+        report = json.loads(done.stdout)
+        (model,) = report["verify"]["models"]
+        return done.returncode, model, {d["code"] for d in report["diagnostics"]}
+
+    code, model, codes = run()
+    assert (code, model["triton_state"], model["agree"]) == (0, "READY", True)
+    assert "TC915" in codes and "TC203" not in codes
+    code, model, codes = run("--model-config-name", "prod")
+    assert (code, model["agree"]) == (1, True)
+    assert "preferred size must be <= max batch size" in str(model["triton_errors"])
+    assert "TC203" in codes
+
+
 def test_verify_flags_a_disagreement(triton_env: TritonEnv, tmp_path: Path) -> None:
     # initialize() raises: Triton refuses the model, and no config check can know that
     failing = "class TritonPythonModel:\n    def initialize(self, args):\n        raise RuntimeError('boom')\n"
