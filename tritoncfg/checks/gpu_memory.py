@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 from tritoncfg.checks.instance_group import groups_of
 from tritoncfg.checks.registry import (
@@ -33,6 +34,7 @@ from tritoncfg.workspace import LoadedModel
 
 PHASE = "BEST_PRACTICE"
 WEIGHTS_PER_INSTANCE = frozenset({"onnxruntime", "pytorch"})
+_T = TypeVar("_T")
 ANY_GPU = -1  # a group without `gpus` on a host whose GPUs are not known: every GPU it has
 
 
@@ -67,6 +69,15 @@ def weight_bytes(model: LoadedModel, config: ModelConfig) -> int | None:
     return sum(sizes) if sizes else None
 
 
+def on_each_gpu(placed: dict[int, list[_T]], everywhere: list[_T]) -> list[tuple[int, list[_T]]]:
+    """(GPU, what is on it) by GPU id: what was placed on listed GPUs, plus what goes on every
+    GPU of the host (under ANY_GPU too, for the GPUs nothing was listed on)."""
+    if everywhere:
+        placed = {gpu: listed + everywhere for gpu, listed in placed.items()}
+        placed.setdefault(ANY_GPU, list(everywhere))
+    return sorted(placed.items(), key=lambda item: item[0])
+
+
 def gpu_loads(groups: list[NormalizedGroup], shared_engine: bool) -> list[GpuLoad]:
     """Copies of the weights per GPU for the KIND_GPU groups (count instances on each GPU)."""
     placed: dict[int, list[NormalizedGroup]] = {}
@@ -78,11 +89,8 @@ def gpu_loads(groups: list[NormalizedGroup], shared_engine: bool) -> list[GpuLoa
             everywhere.append(group)
         for gpu in group.gpus or ():
             placed.setdefault(gpu, []).append(group)
-    if everywhere:  # on every GPU of the host, the listed ones included
-        placed = {gpu: listed + everywhere for gpu, listed in placed.items()}
-        placed.setdefault(ANY_GPU, list(everywhere))
     loads = []
-    for gpu, on_gpu in sorted(placed.items()):
+    for gpu, on_gpu in on_each_gpu(placed, everywhere):
         copies = 1 if shared_engine else sum(group.count or 0 for group in on_gpu)
         loads.append(GpuLoad(gpu, copies, tuple(on_gpu)))
     return loads
@@ -228,10 +236,7 @@ def gpu_memory_oversubscribed(repository: Repository, ctx: CheckContext) -> Iter
                 everywhere.append(share)
             else:
                 shares.setdefault(load.gpu, []).append(share)
-    if everywhere:
-        shares = {gpu: listed + everywhere for gpu, listed in shares.items()}
-        shares.setdefault(ANY_GPU, list(everywhere))
-    for gpu, on_gpu in sorted(shares.items()):
+    for gpu, on_gpu in on_each_gpu(shares, everywhere):
         total = sum(size for size, _ in on_gpu)
         if len(on_gpu) < 2 or total <= memory:
             continue  # a single model is TC914's
