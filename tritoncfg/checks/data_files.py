@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from tritoncfg.repository import Entry
+from tritoncfg.repository.model import find_entry
 from tritoncfg.schema import DataType
-from tritoncfg.workspace import LoadedModel
 
 STRING = DataType.Value("TYPE_STRING")  # a STRING tensor takes its whole file, whatever its size
 
 
-def data_file_size(model: LoadedModel, folder: str, name: str) -> int | None:
-    """Bytes of `<model>/<folder>/<name>`; None for a file in a subfolder, one that is not there
-    (another rule's finding), or a size not known."""
+def data_file_size(entries: tuple[Entry, ...], name: str) -> int | None:
+    """Bytes of the file `name` among a data folder's listed `entries`; None for a file in a
+    subfolder, one that is not there (another rule's finding), or a size not known."""
     plain = name.lstrip("/")  # Triton's JoinPath keeps a leading "/" inside the folder
     if not plain or "/" in plain:
         return None
-    return model.dir.file_sizes.get(f"{folder}/{plain}")
+    entry = find_entry(entries, plain)
+    return None if entry is None else entry.size

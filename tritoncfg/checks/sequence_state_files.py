@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from tritoncfg.checks.data_files import STRING, data_file_size
 from tritoncfg.checks.registry import CheckContext, Finding, model_rule
 from tritoncfg.checks.sequence_state import PHASE, initial_states
-from tritoncfg.checks.sequence_state_data import INITIAL_STATE_DIR
 from tritoncfg.checks.tensor_size import WILDCARD, byte_size
 from tritoncfg.diagnostics import Severity
 from tritoncfg.schema import DataType
@@ -52,7 +51,7 @@ def initial_state_data_file_too_small(model: LoadedModel, ctx: CheckContext) -> 
         if WILDCARD in initial.dims:
             continue  # variable dims: TC625
         needed = byte_size(DataType.Name(initial.data_type), list(initial.dims), item.input_name)
-        size = data_file_size(model, INITIAL_STATE_DIR, initial.data_file)
+        size = data_file_size(model.dir.initial_state_entries, initial.data_file)
         if size is None or isinstance(needed, str) or size >= needed:
             continue
         yield Finding(

@@ -10,7 +10,6 @@ from tritoncfg.checks.data_files import STRING, data_file_size
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
 from tritoncfg.checks.warmup import PHASE, REQUEST, byte_size, usable, warmup_inputs
 from tritoncfg.diagnostics import Severity
-from tritoncfg.repository.model import WARMUP_DIRNAME
 from tritoncfg.workspace import LoadedModel
 
 
@@ -52,7 +51,7 @@ def warmup_data_file_too_small(model: LoadedModel, ctx: CheckContext) -> Iterato
             continue  # Triton takes the whole file as the tensor
         needed = byte_size(entry)
         name = entry.spec.input_data_file
-        size = data_file_size(model, WARMUP_DIRNAME, name)
+        size = data_file_size(model.dir.warmup_entries, name)
         if size is None or isinstance(needed, str) or size >= needed:
             continue
         yield Finding(

@@ -7,7 +7,7 @@ with its syntax tree and message later.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -136,16 +136,22 @@ class ModelDir:
     detection_entries: tuple[Entry, ...]
     versions: tuple[Version, ...]
     ignored_version_dirs: tuple[IgnoredDir, ...]
-    warmup_files: tuple[str, ...]
-    initial_state_files: tuple[str, ...]
+    warmup_entries: tuple[Entry, ...]  # the regular files of warmup/, with their sizes
+    initial_state_entries: tuple[Entry, ...]  # the regular files of initial_state/
     # the directory with every symlink resolved, known to be inside the root; None if inaccessible
     real_path: Path | None = None
-    # bytes of the files of warmup/ and initial_state/, by "warmup/<name>" (Triton reads them whole)
-    file_sizes: Mapping[str, int] = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def is_hidden(self) -> bool:
         return self.name.startswith(".")
+
+    @property
+    def warmup_files(self) -> tuple[str, ...]:
+        return tuple(e.name for e in self.warmup_entries)
+
+    @property
+    def initial_state_files(self) -> tuple[str, ...]:
+        return tuple(e.name for e in self.initial_state_entries)
 
     @property
     def files_in_model_dir(self) -> tuple[str, ...]:

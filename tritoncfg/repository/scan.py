@@ -56,8 +56,8 @@ def _inaccessible(path: Path, root: Path) -> ModelDir:
         name=path.name, path=path, root=root, accessible=False,
         config_path=path / CONFIG_FILENAME, config_name=None, config_exists=False,
         alternative_configs=(), entries=(), subdirs_sorted=(), detection_dir=None,
-        detection_entries=(), versions=(), ignored_version_dirs=(), warmup_files=(),
-        initial_state_files=(), real_path=None,
+        detection_entries=(), versions=(), ignored_version_dirs=(), warmup_entries=(),
+        initial_state_entries=(), real_path=None,
     )  # fmt: skip
 
 
@@ -135,8 +135,6 @@ def scan_model(
         )
         lister.issues.append(LayoutIssue("missing_config", config_path, detail, path.name))
 
-    warmup = lister.files(listing, path, WARMUP_DIRNAME)
-    initial_state = lister.files(listing, path, INITIAL_STATE_DIRNAME)
     model = ModelDir(
         name=path.name,
         path=path,
@@ -152,14 +150,8 @@ def scan_model(
         detection_entries=detection_entries,
         versions=versions,
         ignored_version_dirs=scan.ignored,
-        warmup_files=tuple(e.name for e in warmup),
-        initial_state_files=tuple(e.name for e in initial_state),
+        warmup_entries=lister.files(listing, path, WARMUP_DIRNAME),
+        initial_state_entries=lister.files(listing, path, INITIAL_STATE_DIRNAME),
         real_path=real_path,
-        file_sizes={
-            f"{folder}/{e.name}": e.size
-            for folder, files in ((WARMUP_DIRNAME, warmup), (INITIAL_STATE_DIRNAME, initial_state))
-            for e in files
-            if e.size is not None
-        },
     )
     return model, tuple(lister.issues)
