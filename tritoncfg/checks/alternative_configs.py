@@ -91,14 +91,15 @@ def alternative_config_error(model: LoadedModel, ctx: CheckContext) -> Iterator[
     if not alternatives:
         return
     # imported here: importing it first would register the parse rules ahead of the others
-    from tritoncfg.checks.suppress import suppressed_in
+    from tritoncfg.checks.suppress import suppression_test
 
     in_use = {(r.code, f.triton_message or f.message) for r, f in _errors(model, ctx)}
     for alternative in alternatives:
         seen: set[tuple[str, str]] = set()
+        suppressed = suppression_test(alternative)
         for rule, finding in _errors(alternative, ctx):
             key = (rule.code, finding.triton_message or finding.message)
-            if key in in_use or key in seen or suppressed_in(alternative, rule.code, finding.span):
+            if key in in_use or key in seen or suppressed(rule.code, finding.span):
                 continue
             seen.add(key)
             yield Finding(

@@ -8,7 +8,7 @@ code that does not exist, is a finding (like ruff's RUF100).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -94,11 +94,17 @@ def apply_suppressions(
     return kept
 
 
-def suppressed_in(model: LoadedModel, code: str, span: Span) -> bool:
-    """Whether a comment of the model's own config suppresses `code` at `span` (for the
-    findings one rule derives from another's, e.g. TC915 from an alternative config's)."""
-    probe = Diagnostic(code, "", Severity.ERROR, "", model.config_path, span)
-    return any(s.applies(probe) for s in _suppressions(model))
+def suppression_test(model: LoadedModel) -> Callable[[str, Span], bool]:
+    """Whether a comment of the model's own config suppresses a code at a span (for the findings
+    one rule derives from another's, e.g. TC915 from an alternative config's); the comments are
+    read once."""
+    suppressions = list(_suppressions(model))
+
+    def suppressed(code: str, span: Span) -> bool:
+        probe = Diagnostic(code, "", Severity.ERROR, "", model.config_path, span)
+        return any(s.applies(probe) for s in suppressions)
+
+    return suppressed
 
 
 def _problems(suppression: Suppression, report_unused: bool) -> Iterator[Diagnostic]:
