@@ -58,6 +58,36 @@ def tensor_dims(tensor: Tensor) -> tuple[list[int], FieldPath]:
     return list(tensor.dims), ("dims",)
 
 
+@dataclass(frozen=True, slots=True)
+class ShapedTensor:
+    """A config tensor whose shape a backend compares with the model's."""
+
+    kind: str  # "input" | "output"
+    tensor: Tensor
+    info: TensorInfo  # the model's (or engine's) tensor of that name
+    dims: list[int]  # reshape.shape or dims
+    path: FieldPath  # the field they come from
+
+
+def shaped_tensors(
+    written: Iterable[tuple[str, int, Tensor, TensorInfo]], config: ModelConfig
+) -> Iterator[ShapedTensor]:
+    """The written tensors (kind, index, tensor, model tensor) whose model shape is known and that
+    `CompareDimsSupported` sees: not ragged inputs, not batch outputs (compared differently), and
+    not a tensor without dims (core's `must specify 'dims'` comes first)."""
+    batch_outputs = {n for b in config.batch_output for n in b.target_name}
+    for kind, i, tensor, info in written:
+        if info.shape is None:
+            continue
+        if isinstance(tensor, ModelInput) and tensor.allow_ragged_batch:
+            continue
+        if kind == "output" and tensor.name in batch_outputs:
+            continue
+        dims, field = tensor_dims(tensor)
+        if dims or tensor.HasField("reshape"):
+            yield ShapedTensor(kind, tensor, info, dims, (kind, i, *field))
+
+
 def full_dims(dims: list[int], batching: bool) -> list[int]:
     return [-1, *dims] if batching else list(dims)
 

@@ -10,17 +10,15 @@ against a fixed model dimension fails; outputs compare exactly. `reshape.shape` 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from tritoncfg.checks.model_common import (
-    Tensor,
     dims_differ,
     dims_explanation,
     dims_message,
     full_dims,
     model_shape,
     shape_string,
-    tensor_dims,
+    shaped_tensors,
     type_name,
 )
 from tritoncfg.checks.model_onnx import (
@@ -34,36 +32,7 @@ from tritoncfg.checks.model_onnx import (
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
 from tritoncfg.diagnostics import Severity
 from tritoncfg.models.dtypes import server_type, short_type
-from tritoncfg.models.io import TensorInfo
-from tritoncfg.schema import ModelConfig, ModelInput
-from tritoncfg.text import FieldPath
 from tritoncfg.workspace import LoadedModel
-
-
-@dataclass(frozen=True, slots=True)
-class _Shaped:
-    kind: str
-    tensor: Tensor
-    info: TensorInfo
-    dims: list[int]  # reshape.shape or dims
-    path: FieldPath  # the field they come from
-
-
-def _shaped(view: OrtView, config: ModelConfig) -> Iterator[_Shaped]:
-    """Written tensors whose model shape is known and that `CompareDimsSupported` or the scalar
-    check sees (not ragged inputs, not batch outputs)."""
-    batch_outputs = {n for b in config.batch_output for n in b.target_name}
-    for kind, i, tensor, info in written_tensors(view, config):
-        if info.shape is None:
-            continue
-        if isinstance(tensor, ModelInput) and tensor.allow_ragged_batch:
-            continue
-        if kind == "output" and tensor.name in batch_outputs:
-            continue
-        dims, field = tensor_dims(tensor)
-        if not dims and not tensor.HasField("reshape"):
-            continue  # core's `must specify 'dims'` comes first
-        yield _Shaped(kind, tensor, info, dims, (kind, i, *field))
 
 
 def autofilled_note(view: OrtView) -> str:
@@ -113,7 +82,7 @@ def onnx_dims_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Findin
         return
     config = ctx.config(model)
     name = ctx.completion(model).name
-    for item in _shaped(view, config):
+    for item in shaped_tensors(written_tensors(view, config), config):
         shape = item.info.wildcard_shape
         if not shape or (view.batching and shape[0] != -1):
             continue  # scalars: TC809; a fixed batch dimension: TC808
@@ -166,7 +135,7 @@ def onnx_batch_dim_not_dynamic(model: LoadedModel, ctx: CheckContext) -> Iterato
     if view is None or not view.batching or batching_fails_at_autofill(view, config):
         return  # TC802 already says max_batch_size must be 0
     name = ctx.completion(model).name
-    for item in _shaped(view, config):
+    for item in shaped_tensors(written_tensors(view, config), config):
         shape = item.info.wildcard_shape
         if not shape or shape[0] == -1:
             continue
@@ -221,7 +190,8 @@ def onnx_scalar_dims(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]
     if view is None:
         return
     name = ctx.completion(model).name
-    for item in _shaped(view, ctx.config(model)):
+    config = ctx.config(model)
+    for item in shaped_tensors(written_tensors(view, config), config):
         if item.info.shape != () or all(d == 1 for d in item.dims):
             continue
         tensor = item.tensor

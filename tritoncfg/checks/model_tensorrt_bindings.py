@@ -16,16 +16,15 @@ from tritoncfg.checks.model_common import (
     first_instance_name,
     full_dims,
     shape_string,
-    tensor_dims,
+    shaped_tensors,
     type_name,
 )
-from tritoncfg.checks.model_tensorrt import PHASE, TrtView, trt_view
+from tritoncfg.checks.model_tensorrt import PHASE, trt_view
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
 from tritoncfg.diagnostics import Severity
 from tritoncfg.models.dtypes import TRT_CONFIG_TYPES, server_type, short_type
 from tritoncfg.models.io import TensorInfo
 from tritoncfg.models.locate import backend_format
-from tritoncfg.schema import ModelConfig, ModelInput
 from tritoncfg.workspace import LoadedModel
 
 SHAPE_INPUT_TYPES = ("TYPE_INT32", "TYPE_INT64")
@@ -157,24 +156,6 @@ def tensorrt_datatype_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterato
         )
 
 
-def _shaped(
-    view: TrtView, config: ModelConfig
-) -> Iterator[tuple[str, int, str, list[int], tuple[str | int, ...], TensorInfo]]:
-    """Written tensors with dims and a known engine shape: (kind, index, name, dims, field
-    path, engine tensor). Ragged inputs and batch outputs are compared differently."""
-    batch_outputs = {n for b in config.batch_output for n in b.target_name}
-    for kind, i, tensor, info in view.written(config):
-        if info.shape is None:
-            continue
-        if isinstance(tensor, ModelInput) and tensor.allow_ragged_batch:
-            continue
-        if kind == "output" and tensor.name in batch_outputs:
-            continue
-        dims, field = tensor_dims(tensor)
-        if dims or tensor.HasField("reshape"):
-            yield kind, i, tensor.name, dims, (kind, i, *field), info
-
-
 @model_rule(
     "TC862",
     "tensorrt-dims-mismatch",
@@ -212,7 +193,14 @@ def tensorrt_dims_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Fi
         return
     batching = view.batching
     name = ctx.completion(model).name
-    for kind, _, tensor_name, dims, path, info in _shaped(view, ctx.config(model)):
+    for item in shaped_tensors(view.written(ctx.config(model)), ctx.config(model)):
+        kind, tensor_name, dims, path, info = (
+            item.kind,
+            item.tensor.name,
+            item.dims,
+            item.path,
+            item.info,
+        )
         engine = info.wildcard_shape or ()
         if info.is_shape_tensor:
             continue  # TC863
@@ -275,7 +263,8 @@ def tensorrt_shape_tensor_dims(model: LoadedModel, ctx: CheckContext) -> Iterato
     offset = 1 if view.batching else 0
     config = ctx.config(model)
     instance = first_instance_name(config, ctx)
-    for _, _, tensor_name, dims, path, info in _shaped(view, config):
+    for item in shaped_tensors(view.written(config), config):
+        tensor_name, dims, path, info = item.tensor.name, item.dims, item.path, item.info
         engine = info.wildcard_shape or ()
         if not info.is_shape_tensor:
             continue
