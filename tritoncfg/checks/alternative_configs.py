@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tritoncfg.checks.gates import RulePlan, plan_findings
+from tritoncfg.checks.gates import plan_findings, plan_without
 from tritoncfg.checks.registry import (
-    RULES,
     CheckContext,
     Finding,
     Rule,
@@ -24,14 +23,9 @@ PHASE = "BEST_PRACTICE"
 _NOT_A_LOAD_ERROR = frozenset({"BEST_PRACTICE", "RUNTIME"})
 
 
-def _load_error_rules() -> RulePlan:
-    return RulePlan(rule for rule in RULES.values() if rule.phase not in _NOT_A_LOAD_ERROR)
-
-
 def _errors(model: LoadedModel, ctx: CheckContext) -> Iterator[tuple[Rule, Finding]]:
     """(rule, finding) of every error Triton would report for `model`."""
-    plan = ctx.memo(("alternative-error-rules",), _load_error_rules)
-    for rule, finding in plan_findings(plan, model, ctx):
+    for rule, finding in plan_findings(plan_without(ctx, _NOT_A_LOAD_ERROR), model, ctx):
         if (finding.severity or rule.severity) is Severity.ERROR:
             yield rule, finding
 

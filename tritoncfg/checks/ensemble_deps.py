@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 from tritoncfg.checks.ensemble_flow import ENSEMBLE, ensemble_scheduled, step_path
 from tritoncfg.checks.ensemble_graph import ModelKey, analyse, model_key
-from tritoncfg.checks.gates import RulePlan, plan_findings
-from tritoncfg.checks.registry import RULES, CheckContext, Finding, at, checkable, model_rule
+from tritoncfg.checks.gates import plan_findings, plan_without
+from tritoncfg.checks.registry import CheckContext, Finding, at, checkable, model_rule
 from tritoncfg.complete.versions import select_versions
 from tritoncfg.diagnostics import Severity
 from tritoncfg.workspace import LoadedModel
@@ -77,8 +77,7 @@ def _compute_first_errors(model: LoadedModel, ctx: CheckContext) -> tuple[str | 
     poll, load = (_POLL_STRICT, _LOAD_STRICT) if ctx.strict else (_POLL, _LOAD)
     first: dict[tuple[str, ...], tuple[tuple[int, int], str]] = {}
     # the DEPS/XMODEL rules would recurse here
-    plan = ctx.memo(("load-error-rules",), _load_error_rules)
-    for rule, finding in plan_findings(plan, model, ctx):
+    for rule, finding in plan_findings(plan_without(ctx, _NOT_A_LOAD_ERROR), model, ctx):
         phase = finding.phase or rule.phase
         severity = finding.severity or rule.severity
         if severity is not Severity.ERROR or not finding.triton_message:
@@ -93,10 +92,6 @@ def _compute_first_errors(model: LoadedModel, ctx: CheckContext) -> tuple[str | 
         first[poll][1] if poll in first else None,
         first[load][1] if load in first else None,
     )
-
-
-def _load_error_rules() -> RulePlan:
-    return RulePlan(rule for rule in RULES.values() if rule.phase not in _NOT_A_LOAD_ERROR)
 
 
 def step_failure(

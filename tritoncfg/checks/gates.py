@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
-from tritoncfg.checks.registry import CheckContext, Finding, Rule, checkable
+from tritoncfg.checks.registry import RULES, CheckContext, Finding, Rule, checkable
 from tritoncfg.schema import ModelConfig
 from tritoncfg.workspace import LoadedModel
 
@@ -114,6 +114,14 @@ class RulePlan:
                 rule for rule, gate in self._gated if gate is None or gate in enabled
             ]
         return plan
+
+
+def plan_without(ctx: CheckContext, phases: frozenset[str]) -> RulePlan:
+    """A plan of the model rules outside `phases`, built once per lint run."""
+    return ctx.memo(
+        ("plan-without", phases),
+        lambda: RulePlan(rule for rule in RULES.values() if rule.phase not in phases),
+    )
 
 
 def plan_findings(
