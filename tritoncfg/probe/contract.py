@@ -1,0 +1,97 @@
+"""The data every part of probe shares, and the small interface each runner implements.
+
+A runner (ONNX Runtime, TensorRT) loads one model, runs one test point at a time with inputs that
+probe generates, and describes itself for the report. Everything above the runners (the shape
+plan, comparison, the report, suggestions) works on these types only, so it is tested on CPU.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+if TYPE_CHECKING:
+    import numpy as np
+
+Status = Literal["OK", "FAIL", "SKIP"]
+
+# Exit statuses of `tritoncfg probe`: every point OK, some point FAILed, probe could not run.
+EXIT_OK = 0
+EXIT_FAIL = 1
+EXIT_CANNOT_RUN = 3
+
+
+@dataclass(frozen=True, slots=True)
+class TestPoint:
+    """One shape the config promises: a batch size crossed with a value for each variable dim.
+
+    `shapes` are the full request shapes per input, batch dimension included when the model
+    batches (`max_batch_size > 0`); `values` are the contents of shape-tensor inputs."""
+
+    __test__ = False  # not a pytest test class
+
+    batch_size: int | None  # None: the model does not batch (max_batch_size 0)
+    shapes: Mapping[str, tuple[int, ...]]
+    values: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    # why this point is in the plan: "1", "preferred", "max_batch_size", "warmup", "cuda_graph",
+    # "min:SEQ", "opt:SEQ", "max:SEQ", ...
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """A short, stable name for tables and JSON: `b=8 input_ids=8x512`."""
+        head = "b=-" if self.batch_size is None else f"b={self.batch_size}"
+        dims = " ".join(f"{n}={'x'.join(map(str, s))}" for n, s in sorted(self.shapes.items()))
+        return f"{head} {dims}".strip()
+
+
+@dataclass(slots=True)
+class RunOutput:
+    """What one execution of a point gave: the outputs, and their timings in milliseconds."""
+
+    outputs: dict[str, np.ndarray]
+    latencies_ms: list[float] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class PointResult:
+    point: TestPoint
+    status: Status
+    reason: str | None = None  # the runtime's own message for FAIL, why for SKIP
+    output_shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    output_dtypes: dict[str, str] = field(default_factory=dict)  # Triton TYPE_* names
+    latency_ms: dict[str, float] | None = None  # {"p50": .., "p90": .., "p99": ..}
+    throughput: float | None = None  # inferences per second (batch size x runs / time)
+    max_abs_error: float | None = None  # against the reference runner, when compared
+    max_rel_error: float | None = None
+
+
+class RunnerUnavailable(Exception):
+    """The runner cannot run on this machine (no runtime installed, no GPU): probe exits 3."""
+
+
+class RunnerError(Exception):
+    """A point failed inside the runtime; the message is the runtime's own."""
+
+
+class Runner(Protocol):
+    """One runtime. `load` raises RunnerUnavailable or RunnerError; `run` raises RunnerError."""
+
+    name: str  # "onnxruntime", "tensorrt"
+
+    def load(self, model_file: Path, config: Any) -> None:
+        """Prepare the model file for the (completed) `inference.ModelConfig` `config`."""
+
+    def run(self, point: TestPoint, inputs: Mapping[str, np.ndarray]) -> RunOutput:
+        """Execute one point with the given inputs; timings are filled by the caller's loop or
+        by the runner itself when it times with device events (TensorRT: CUDA events)."""
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """Facts for the report: runtime version, providers, GPU name, engine size, ..."""
+        ...
+
+    def close(self) -> None:
+        """Free sessions, engines and device memory."""
