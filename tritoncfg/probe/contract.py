@@ -68,6 +68,24 @@ class PointResult:
     max_rel_error: float | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ProbeSettings:
+    """What the user asked for, shared by the plan and every runner."""
+
+    # --dim NAME=min:opt:max (or NAME=SIZE, min = opt = max): sizes for variable (-1) dims, keyed
+    # by input name ("INPUT") or by input and axis ("INPUT.1"), as the plan documents
+    dims: Mapping[str, tuple[int, int, int]] = field(default_factory=dict)
+    data_dir: Path | None = None  # real inputs: <data_dir>/<INPUT>.npy, else generated
+    warmup_runs: int = 2
+    timed_runs: int = 10
+    atol: float = 1e-5  # Polygraphy's defaults
+    rtol: float = 1e-5
+    precision: tuple[str, ...] = ()  # TensorRT builder precisions asked for: "fp16", "bf16", ...
+    save_plan: bool = False  # TensorRT: write the built plan into the version folder
+    device: int = 0  # GPU index
+    seed: int = 0  # generated inputs are reproducible
+
+
 class RunnerUnavailable(Exception):
     """The runner cannot run on this machine (no runtime installed, no GPU): probe exits 3."""
 
@@ -79,7 +97,7 @@ class RunnerError(Exception):
 class Runner(Protocol):
     """One runtime. `load` raises RunnerUnavailable or RunnerError; `run` raises RunnerError."""
 
-    name: str  # "onnxruntime", "tensorrt"
+    name: str  # "onnxruntime", "tensorrt"; constructed as Runner(settings: ProbeSettings)
 
     def load(self, model_file: Path, config: Any) -> None:
         """Prepare the model file for the (completed) `inference.ModelConfig` `config`."""
