@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from tritoncfg import __version__
-from tritoncfg.cli import complete, diff, fmt, lint, rules, verify
+from tritoncfg.cli import complete, diff, fmt, lint, probe, rules, verify
 
 app = typer.Typer(
     name="tritoncfg",
@@ -41,6 +41,7 @@ app.command("lint")(lint.lint_command)
 app.command("fmt")(fmt.fmt_command)
 app.command("complete")(complete.complete_command)
 app.command("verify")(verify.verify_command)
+app.command("probe")(probe.probe_command)
 app.command("diff")(diff.diff_command)
 app.command("rules")(rules.rules_command)
 app.command("explain")(rules.explain_command)

@@ -38,13 +38,23 @@ class TestPoint:
     # why this point is in the plan: "1", "preferred", "max_batch_size", "warmup", "cuda_graph",
     # "min:SEQ", "opt:SEQ", "max:SEQ", ...
     reasons: tuple[str, ...] = ()
+    # the shapes the model file sees when the config `reshape`s an input (Triton reshapes the
+    # request before the backend gets it); an input not listed here is fed at `shapes`
+    model_shapes: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    step: str | None = None  # an ensemble's step model this point runs, None for a plain model
 
     @property
     def label(self) -> str:
-        """A short, stable name for tables and JSON: `b=8 input_ids=8x512`."""
+        """A short, stable name for tables and JSON: `b=8 input_ids=8x512` (an ensemble step's
+        point: `classifier: b=8 features=8x16`)."""
         head = "b=-" if self.batch_size is None else f"b={self.batch_size}"
         dims = " ".join(f"{n}={'x'.join(map(str, s))}" for n, s in sorted(self.shapes.items()))
-        return f"{head} {dims}".strip()
+        text = f"{head} {dims}".strip() if self.shapes or self.step is None else ""
+        return text if self.step is None else f"{self.step}: {text}".rstrip(": ")
+
+    def model_shape(self, name: str) -> tuple[int, ...]:
+        """The shape the model file gets for input `name`."""
+        return tuple(self.model_shapes.get(name, self.shapes[name]))
 
 
 @dataclass(slots=True)
@@ -53,6 +63,11 @@ class RunOutput:
 
     outputs: dict[str, np.ndarray]
     latencies_ms: list[float] = field(default_factory=list)
+    # a runner that compares with a reference runtime itself (TensorRT against ONNX Runtime)
+    # fills these; `mismatch` says which output is beyond tolerance (the point then FAILs)
+    max_abs_error: float | None = None
+    max_rel_error: float | None = None
+    mismatch: str | None = None
 
 
 @dataclass(slots=True)
@@ -66,6 +81,7 @@ class PointResult:
     throughput: float | None = None  # inferences per second (batch size x runs / time)
     max_abs_error: float | None = None  # against the reference runner, when compared
     max_rel_error: float | None = None
+    inputs: str = "generated"  # "generated" or "data-dir" (real inputs from --data-dir)
 
 
 @dataclass(frozen=True, slots=True)

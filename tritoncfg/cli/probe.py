@@ -1,0 +1,230 @@
+"""`tritoncfg probe PATH...`: run each model at every batch size and shape its config promises.
+
+Everything heavy (numpy, onnxruntime, Rich, the runners) is imported inside the command, so
+importing the CLI for `lint` stays light.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from tritoncfg.cli.common import Color, existing_paths, fail, use_color
+
+if TYPE_CHECKING:
+    from tritoncfg.probe.plan import ModelPlan, Range
+    from tritoncfg.probe.results import ModelResult
+
+
+class ProbeFormat(StrEnum):
+    table = "table"
+    json = "json"
+
+
+class Runtime(StrEnum):
+    auto = "auto"
+    onnxruntime = "onnxruntime"
+    tensorrt = "tensorrt"
+
+
+def probe_command(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(help="A model repository, model directories or config files."),
+    ],
+    runtime: Annotated[
+        Runtime,
+        typer.Option(help="auto: .onnx on ONNX Runtime, .plan on TensorRT."),
+    ] = Runtime.auto,
+    dim: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--dim",
+            help="Sizes for variable (-1) dims: NAME=min:opt:max or NAME=SIZE; NAME is an input "
+            "(all its -1 dims), INPUT.AXIS (axis with the batch dim) or a symbolic dim of the "
+            "model ('seq'). Repeatable.",
+        ),
+    ] = None,
+    plan_only: Annotated[
+        bool, typer.Option("--plan-only", help="Print the test points; run nothing.")
+    ] = False,
+    output_format: Annotated[
+        ProbeFormat, typer.Option("--format", "-f", help="table (Rich) or json (the schema).")
+    ] = ProbeFormat.table,
+    output: Annotated[
+        Path | None,
+        typer.Option(help="Write the JSON report to this file (atomically) as well."),
+    ] = None,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(help="Real inputs: <dir>/<model>/<INPUT>.npy or <dir>/<INPUT>.npy."),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the generated inputs.")] = 0,
+    warmup: Annotated[int, typer.Option(help="Warm-up runs per point.", min=1)] = 2,
+    runs: Annotated[int, typer.Option(help="Timed runs per point.", min=1)] = 10,
+    atol: Annotated[float, typer.Option(help="Absolute tolerance against the reference.")] = 1e-5,
+    rtol: Annotated[float, typer.Option(help="Relative tolerance against the reference.")] = 1e-5,
+    precision: Annotated[
+        list[str] | None,
+        typer.Option(help="TensorRT builder precisions to ask for (fp16, bf16). Repeatable."),
+    ] = None,
+    save_plan: Annotated[
+        bool, typer.Option("--save-plan", help="TensorRT: write the built plan (atomic).")
+    ] = False,
+    gpu: Annotated[int, typer.Option(help="GPU index for GPU runtimes.", min=0)] = 0,
+    jobs: Annotated[int, typer.Option(help="CPU models probed in parallel.", min=1)] = 1,
+    timeout: Annotated[
+        float | None, typer.Option(help="Seconds per model before its run is stopped.", min=0)
+    ] = None,
+    shard: Annotated[
+        str | None,
+        typer.Option(help="I/N: probe only the models whose index modulo N is I (0-based)."),
+    ] = None,
+    suggest: Annotated[
+        bool, typer.Option("--suggest", help="Suggest dynamic batching from the measurements.")
+    ] = False,
+    latency_budget_ms: Annotated[
+        float | None, typer.Option(help="--suggest: the latency budget per request.", min=0)
+    ] = None,
+    target_rps: Annotated[
+        float | None, typer.Option(help="--suggest: inferences/s the model must serve.", min=0)
+    ] = None,
+    color: Annotated[Color, typer.Option(help="Colour the table.")] = Color.auto,
+) -> None:
+    """Run each model at every batch size and shape its config declares, in a child process
+    per model, and report each point: OK, FAIL (with the runtime's message) or SKIP.
+
+    Exit status: 0 every point OK (or SKIP); 1 a point FAILed; 2 usage error; 3 a runner
+    cannot run here (no runtime, no GPU for a .plan).
+    """
+    from tritoncfg.probe.contract import ProbeSettings
+    from tritoncfg.probe.targets import plan_workspace
+    from tritoncfg.workspace import load
+
+    workspace = load(existing_paths(paths))
+    models = workspace.models
+    if shard is not None:
+        index, count = _shard(shard)
+        models = [m for i, m in enumerate(models) if i % count == index]
+    workspace.models = models
+    if not workspace.repositories or (not models and shard is None):
+        fail(f"{paths[0]}: no model directory found")
+    plans = plan_workspace(workspace, _dims(dim or []), runtime.value)
+    if plan_only:
+        _print_plan(plans, output_format)
+        raise typer.Exit(0)
+    settings = ProbeSettings(
+        dims=_dims(dim or []),
+        data_dir=data_dir,
+        warmup_runs=warmup,
+        timed_runs=runs,
+        atol=atol,
+        rtol=rtol,
+        precision=tuple(precision or ()),
+        save_plan=save_plan,
+        device=gpu,
+        seed=seed,
+    )
+    raise typer.Exit(
+        _probe(
+            plans,
+            settings,
+            jobs,
+            timeout,
+            output_format,
+            output,
+            color,
+            (suggest, latency_budget_ms, target_rps),
+        )
+    )
+
+
+def _probe(
+    plans: list[ModelPlan],
+    settings: Any,
+    jobs: int,
+    timeout: float | None,
+    output_format: ProbeFormat,
+    output: Path | None,
+    color: Color,
+    suggesting: tuple[bool, float | None, float | None],
+) -> int:
+    from tritoncfg.probe.report import exit_status, render_tables, to_json
+    from tritoncfg.probe.scheduler import probe_all
+
+    results = probe_all(plans, settings, jobs=jobs, timeout=timeout)
+    document = to_json(results)
+    suggestions = _suggestions(results, suggesting)
+    if suggestions is not None:
+        document["suggestions"] = suggestions[1]
+    if output is not None:
+        _write(output, document)
+    if output_format is ProbeFormat.json:
+        sys.stdout.write(json.dumps(document, indent=2) + "\n")
+    else:
+        render_tables(results, sys.stdout, use_color(color, sys.stdout))
+        if suggestions is not None:
+            sys.stdout.write("\n" + suggestions[0])
+    status = exit_status(results)
+    for result in results:
+        if result.unavailable:
+            sys.stderr.write(f"tritoncfg: {result.model}: cannot run here: {result.notes[-1]}\n")
+    return status
+
+
+def _suggestions(
+    results: list[ModelResult], suggesting: tuple[bool, float | None, float | None]
+) -> tuple[str, list[dict[str, Any]]] | None:
+    wanted, budget, target = suggesting
+    if not wanted:
+        return None
+    from dataclasses import asdict
+
+    from tritoncfg.probe.suggest import render, suggest
+
+    found = [s for r in results if (s := suggest(r, budget, target)) is not None]
+    text = "".join(render(s) for s in found) or "# no model has batching points to suggest from\n"
+    return text, [asdict(s) for s in found]
+
+
+def _write(path: Path, document: dict[str, Any]) -> None:
+    from tritoncfg.atomic import write_atomic
+
+    try:
+        write_atomic(path, json.dumps(document, indent=2) + "\n")
+    except OSError as exc:
+        fail(f"{path}: cannot write: {exc.strerror or exc}")
+
+
+def _print_plan(plans: list[ModelPlan], output_format: ProbeFormat) -> None:
+    from tritoncfg.probe.report import plan_json, render_plan
+
+    if output_format is ProbeFormat.json:
+        sys.stdout.write(json.dumps(plan_json(plans), indent=2) + "\n")
+    else:
+        render_plan(plans, sys.stdout)
+
+
+def _dims(texts: list[str]) -> dict[str, Range]:
+    from tritoncfg.probe.plan import parse_dim
+
+    found = {}
+    for text in texts:
+        try:
+            name, sizes = parse_dim(text)
+        except ValueError as exc:
+            fail(str(exc))
+        found[name] = sizes
+    return found
+
+
+def _shard(text: str) -> tuple[int, int]:
+    index, sep, count = text.partition("/")
+    if not sep or not index.isdigit() or not count.isdigit() or not 0 <= int(index) < int(count):
+        fail(f"--shard {text!r}: expected I/N with 0 <= I < N (e.g. 0/4)")
+    return int(index), int(count)

@@ -1,0 +1,183 @@
+"""Running a model's points with a runner, in the worker process; each step is reported as it
+happens (`emit`), so the parent knows which point was running if the runtime crashes.
+
+Per point: inputs (generated or `--data-dir`), a first run whose outputs are checked against
+the config's declared outputs (name, data type, shape with the batch), `warmup_runs - 1` more
+warm-up runs, then `timed_runs` timed runs: p50/p90/p99 latency and throughput
+(batch size x runs / total time). A runner that times itself (CUDA events) reports its own
+latencies in `RunOutput.latencies_ms`; otherwise the host clock around `run` is used.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from tritoncfg.probe.contract import (
+    PointResult,
+    ProbeSettings,
+    Runner,
+    RunnerError,
+    RunnerUnavailable,
+    RunOutput,
+    TestPoint,
+)
+from tritoncfg.probe.plan import ModelPlan
+from tritoncfg.probe.results import work
+from tritoncfg.schema import DataType, ModelConfig
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# ("start", index) before a point runs; ("point", (index, PointResult)) after;
+# ("unavailable", (model, reason)); ("runtime", describe dict)
+Emit = Callable[[str, Any], None]
+
+
+def execute(plan: ModelPlan, settings: ProbeSettings, emit: Emit) -> None:
+    """Run every point of `work(plan)`, step model by step model."""
+    from tritoncfg.probe.runners import load_runner
+
+    items = work(plan)
+    index = 0
+    while index < len(items):
+        step = items[index][0]
+        count = sum(1 for p, _ in items if p is step)
+        indices = range(index, index + count)
+        index += count
+        try:
+            runner = load_runner(step.runtime or "", settings)
+            assert step.model_file is not None
+            runner.load(step.model_file, step.config)
+        except RunnerUnavailable as exc:
+            emit("unavailable", (step.model, str(exc)))
+            _all(emit, items, indices, "SKIP", f"cannot run here: {exc}")
+            continue
+        except RunnerError as exc:
+            _all(emit, items, indices, "FAIL", str(exc))
+            continue
+        try:
+            emit("runtime", runner.describe())
+            _run_points(runner, step, items, indices, settings, emit)
+        finally:
+            runner.close()
+
+
+def _all(emit: Emit, items: list[Any], indices: range, status: str, reason: str) -> None:
+    for i in indices:
+        emit("point", (i, PointResult(items[i][1], status, reason)))  # type: ignore[arg-type]
+
+
+def _run_points(
+    runner: Runner,
+    step: ModelPlan,
+    items: list[tuple[ModelPlan, TestPoint]],
+    indices: range,
+    settings: ProbeSettings,
+    emit: Emit,
+) -> None:
+    from tritoncfg.probe.inputs import InputError, load_data, point_inputs
+
+    types = {t.name: DataType.Name(t.data_type) for t in step.config.input}
+    data = load_data(settings.data_dir, step.model)
+    for i in indices:
+        point = items[i][1]
+        emit("start", i)
+        try:
+            inputs, source = point_inputs(types, point, settings.seed, data)
+        except InputError as exc:
+            emit("point", (i, PointResult(point, "SKIP", str(exc))))
+            continue
+        result = run_point(runner, step.config, point, inputs, settings)
+        result.inputs = source
+        emit("point", (i, result))
+
+
+def run_point(
+    runner: Runner,
+    config: ModelConfig,
+    point: TestPoint,
+    inputs: Mapping[str, np.ndarray],
+    settings: ProbeSettings,
+) -> PointResult:
+    try:
+        first = runner.run(point, inputs)
+    except RunnerError as exc:
+        return PointResult(point, "FAIL", str(exc))
+    result = PointResult(point, "OK")
+    result.output_shapes = {n: tuple(a.shape) for n, a in first.outputs.items()}
+    result.output_dtypes = {n: _type_name(a) for n, a in first.outputs.items()}
+    result.max_abs_error, result.max_rel_error = first.max_abs_error, first.max_rel_error
+    problem = first.mismatch or check_outputs(config, point, first.outputs)
+    if problem is not None:
+        result.status, result.reason = "FAIL", problem
+        return result
+    try:
+        latencies = _timed(runner, point, inputs, settings)
+    except RunnerError as exc:
+        result.status, result.reason = "FAIL", f"failed on a repeated run: {exc}"
+        return result
+    result.latency_ms = {q: percentile(latencies, q) for q in ("p50", "p90", "p99")}
+    total_s = sum(latencies) / 1000.0
+    if total_s > 0:
+        result.throughput = round((point.batch_size or 1) * len(latencies) / total_s, 3)
+    return result
+
+
+def _timed(
+    runner: Runner, point: TestPoint, inputs: Mapping[str, np.ndarray], settings: ProbeSettings
+) -> list[float]:
+    for _ in range(max(settings.warmup_runs - 1, 0)):
+        runner.run(point, inputs)
+    latencies: list[float] = []
+    for _ in range(max(settings.timed_runs, 1)):
+        start = time.perf_counter()
+        output: RunOutput = runner.run(point, inputs)
+        elapsed = (time.perf_counter() - start) * 1000.0
+        latencies.extend(output.latencies_ms or [elapsed])
+    return latencies
+
+
+def percentile(values: list[float], name: str) -> float:
+    """Nearest-rank percentile ("p99") in ms, rounded to the microsecond."""
+    ordered = sorted(values)
+    rank = max(1, -(-int(name[1:]) * len(ordered) // 100))
+    return round(ordered[rank - 1], 3)
+
+
+def check_outputs(
+    config: ModelConfig, point: TestPoint, outputs: Mapping[str, np.ndarray]
+) -> str | None:
+    """Why the outputs break what the config declares (name, data type, shape), or None."""
+    lead = () if point.batch_size is None else (point.batch_size,)
+    for tensor in config.output:
+        array = outputs.get(tensor.name)
+        if array is None:
+            returned = ", ".join(sorted(outputs)) or "nothing"
+            return f"the model returns no output '{tensor.name}' (it returns: {returned})"
+        declared = DataType.Name(tensor.data_type)
+        got = _type_name(array)
+        if got != declared:
+            return f"output '{tensor.name}' is {got}, the config declares {declared}"
+        dims = tuple(tensor.reshape.shape) if tensor.HasField("reshape") else tuple(tensor.dims)
+        expected = lead + dims
+        shape = tuple(array.shape)
+        if len(shape) != len(expected) or any(
+            e != -1 and e != s for e, s in zip(expected, shape, strict=True)
+        ):
+            want = "x".join("N" if e == -1 else str(e) for e in expected) or "scalar"
+            return (
+                f"output '{tensor.name}' has shape {list(shape)}, the config declares {want} "
+                "at this point"
+            )
+    return None
+
+
+def _type_name(array: np.ndarray) -> str:
+    from tritoncfg.probe.inputs import triton_type
+
+    return triton_type(array)
+
+
+__all__ = ["Emit", "check_outputs", "execute", "percentile", "run_point"]

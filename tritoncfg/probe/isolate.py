@@ -1,0 +1,132 @@
+"""Every runner runs in a child process (multiprocessing, spawn), so a runtime that segfaults,
+aborts or hangs becomes a FAIL row of its model, never a crash of probe.
+
+The worker sends each event of `execute` through a pipe as it happens; the parent keeps the
+index of the point that started last. When the child dies (a signal, an exit without "done") or
+runs past `--timeout`, that point FAILs with what happened and the points after it are SKIP.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import time
+from multiprocessing.connection import Connection
+from typing import Any
+
+from tritoncfg.probe.contract import PointResult, ProbeSettings
+from tritoncfg.probe.plan import ModelPlan
+from tritoncfg.probe.results import NOT_RUN, ModelResult, new_result, work
+
+# Test-only hook: a worker whose point label contains this text calls os.abort() before running
+# it (a real SIGABRT, as a runtime that asserts would give). Unset in normal use.
+CRASH_HOOK = "TRITONCFG_PROBE_TEST_ABORT_AT"
+
+
+def probe_model(plan: ModelPlan, settings: ProbeSettings, timeout: float | None) -> ModelResult:
+    """The model's result; its points run in a child process when there are any."""
+    result = new_result(plan)
+    if not result.pending:
+        return result
+    context = multiprocessing.get_context("spawn")
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(target=_worker, args=(plan, settings, sender), daemon=True)
+    child.start()
+    sender.close()
+    try:
+        _collect(result, receiver, child, timeout)
+    finally:
+        receiver.close()
+        if child.is_alive():
+            child.kill()
+        child.join(5)
+    return result
+
+
+def _collect(
+    result: ModelResult,
+    receiver: Connection,
+    child: Any,
+    timeout: float | None,
+) -> None:
+    deadline = None if timeout is None else time.monotonic() + timeout
+    running: int | None = None
+    while True:
+        wait = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+        if not receiver.poll(wait):
+            _stop(result, running, f"timed out: the model ran past --timeout {timeout:g} s")
+            return
+        try:
+            kind, payload = receiver.recv()
+        except (EOFError, OSError):
+            child.join(5)
+            _stop(result, running, _death(child.exitcode))
+            return
+        if kind == "done":
+            return
+        running = _apply(result, kind, payload, running)
+
+
+def _apply(result: ModelResult, kind: str, payload: Any, running: int | None) -> int | None:
+    if kind == "start":
+        return int(payload)
+    if kind == "point":
+        index, point_result = payload
+        result.points[result.pending[index]] = point_result
+        return None
+    if kind == "unavailable":
+        result.unavailable = True
+        result.notes.append(f"{payload[0]}: {payload[1]}")
+    elif kind == "runtime":
+        result.runtime = dict(payload)
+    elif kind == "error":
+        _stop(result, running, f"probe's worker failed: {payload}")
+    return running
+
+
+def _stop(result: ModelResult, running: int | None, reason: str) -> None:
+    """The point that was running FAILs with `reason`; the ones not run yet are SKIP."""
+    for order, slot in enumerate(result.pending):
+        current = result.points[slot]
+        if order == running:
+            result.points[slot] = PointResult(current.point, "FAIL", reason)
+        elif current.reason == NOT_RUN:
+            where = "" if running is None else f" ({reason.split(':')[0]} at an earlier point)"
+            result.points[slot] = PointResult(current.point, "SKIP", f"not run{where}")
+    if running is None:
+        result.model_status, result.reason = "FAIL", reason
+
+
+def _death(exitcode: int | None) -> str:
+    if exitcode is not None and exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        return f"the runtime crashed: its process was killed by {name}"
+    return f"the runtime's process exited unexpectedly (exit status {exitcode})"
+
+
+def _worker(plan: ModelPlan, settings: ProbeSettings, sender: Connection) -> None:
+    """The child: run the plan, sending every event; a Python error is sent, not raised."""
+    from tritoncfg.probe.execute import execute
+
+    crash_at = os.environ.get(CRASH_HOOK)
+    items = work(plan)
+
+    def emit(kind: str, payload: Any) -> None:
+        if kind == "start" and crash_at and crash_at in items[payload][1].label:
+            sender.send((kind, payload))
+            os.abort()
+        sender.send((kind, payload))
+
+    try:
+        execute(plan, settings, emit)
+    except Exception as exc:  # a bug in probe itself: reported on the row, never a traceback
+        sender.send(("error", f"{type(exc).__name__}: {exc}"))
+    sender.send(("done", None))
+    sender.close()
+
+
+__all__ = ["CRASH_HOOK", "probe_model"]

@@ -1,0 +1,79 @@
+"""A model's probe result, assembled from its plan and what the worker reported point by point.
+
+Pure data (no runtime import), so the report, the suggestions and the parent process use it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tritoncfg.probe.contract import PointResult, Status, TestPoint
+from tritoncfg.probe.plan import ModelPlan
+
+NOT_RUN = "not run"
+_WORST: dict[Status, int] = {"OK": 0, "SKIP": 1, "FAIL": 2}
+
+
+@dataclass(slots=True)
+class ModelResult:
+    model: str
+    path: str
+    runner: str | None  # "onnxruntime", "tensorrt", "ensemble"; None when nothing ran
+    max_batch_size: int
+    points: list[PointResult] = field(default_factory=list)
+    reason: str | None = None  # why the whole model was skipped or failed
+    model_status: Status | None = None  # the model-level status when it has no points
+    unavailable: bool = False  # a runner could not run here (no runtime, no GPU): exit 3
+    runtime: dict[str, Any] = field(default_factory=dict)  # the runner's describe()
+    notes: list[str] = field(default_factory=list)
+    # where the points of `work(plan)` sit in `points`, in that order (filled as they run)
+    pending: list[int] = field(default_factory=list)
+
+    @property
+    def status(self) -> Status:
+        statuses = [p.status for p in self.points]
+        if self.model_status is not None:
+            statuses.append(self.model_status)
+        return max(statuses, key=_WORST.__getitem__, default="OK")
+
+
+def work(plan: ModelPlan) -> list[tuple[ModelPlan, TestPoint]]:
+    """The points a worker runs, in order: the model's own, or each runnable step's."""
+    plans = plan.steps if plan.config.HasField("ensemble_scheduling") else [plan]
+    return [
+        (p, point) for p in plans if p.runtime and not p.skip and not p.fail for point in p.points
+    ]
+
+
+def new_result(plan: ModelPlan) -> ModelResult:
+    """The result before anything runs: skipped steps, and a model skipped or failed whole."""
+    ensemble = plan.config.HasField("ensemble_scheduling")
+    result = ModelResult(
+        plan.model,
+        plan.path,
+        "ensemble" if ensemble else plan.runtime,
+        plan.max_batch_size,
+        notes=list(plan.notes),
+    )
+    if plan.fail or (plan.skip and not ensemble):
+        result.reason = plan.fail or plan.skip
+        result.model_status = "FAIL" if plan.fail else "SKIP"
+        result.runner = None
+        return result
+    plans = plan.steps if ensemble else [plan]
+    for step in plans:
+        if step.fail or step.skip or not step.runtime:
+            point = TestPoint(None, {}, step=step.model)
+            reason = step.fail or step.skip or "nothing to run"
+            result.points.append(PointResult(point, "FAIL" if step.fail else "SKIP", reason))
+        else:
+            for point in step.points:
+                result.pending.append(len(result.points))
+                result.points.append(PointResult(point, "SKIP", NOT_RUN))
+        if ensemble:
+            result.notes.extend(f"{step.model}: {note}" for note in step.notes)
+    return result
+
+
+__all__ = ["NOT_RUN", "ModelResult", "new_result", "work"]

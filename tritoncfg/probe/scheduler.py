@@ -1,0 +1,70 @@
+"""Probing many models: each in its own worker process, `--jobs` at a time for CPU runtimes
+(GPU runtimes one at a time, so their timings do not share the device), with a Rich progress bar
+on stderr when it is a terminal. Results come back in the plans' order.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+from tritoncfg.probe.contract import ProbeSettings
+from tritoncfg.probe.isolate import probe_model
+from tritoncfg.probe.plan import ModelPlan
+from tritoncfg.probe.results import ModelResult
+
+GPU_RUNTIMES = frozenset({"tensorrt"})
+
+
+def uses_gpu(plan: ModelPlan) -> bool:
+    plans = plan.steps or [plan]
+    return any(p.runtime in GPU_RUNTIMES for p in plans)
+
+
+def probe_all(
+    plans: Sequence[ModelPlan],
+    settings: ProbeSettings,
+    *,
+    jobs: int = 1,
+    timeout: float | None = None,
+    progress: bool | None = None,
+) -> list[ModelResult]:
+    show = sys.stderr.isatty() if progress is None else progress
+    gpu_lock = threading.Lock()
+
+    def one(plan: ModelPlan) -> ModelResult:
+        if uses_gpu(plan):
+            with gpu_lock:
+                return probe_model(plan, settings, timeout)
+        return probe_model(plan, settings, timeout)
+
+    if not show:
+        return _run(plans, one, jobs, lambda _: None)
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("probing", total=len(plans))
+        return _run(plans, one, jobs, lambda name: bar.update(task, advance=1, description=name))
+
+
+def _run(
+    plans: Sequence[ModelPlan],
+    one: Callable[[ModelPlan], ModelResult],
+    jobs: int,
+    done: Callable[[str], None],
+) -> list[ModelResult]:
+    def tracked(plan: ModelPlan) -> ModelResult:
+        result = one(plan)
+        done(plan.model)
+        return result
+
+    if jobs <= 1:
+        return [tracked(plan) for plan in plans]
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(tracked, plans))
+
+
+__all__ = ["probe_all", "uses_gpu"]

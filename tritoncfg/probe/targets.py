@@ -1,0 +1,132 @@
+"""From paths to model plans: each model's completed config, its model file and runtime, its
+test points; an ensemble's steps planned with the shapes its wiring passes them.
+
+A model whose backend runs code tritoncfg never executes (python, pytorch, ...) is skipped with
+the reason; a config Triton would refuse to load is a failure carrying Triton's message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from tritoncfg.complete import complete_core
+from tritoncfg.complete.full import complete_model
+from tritoncfg.models.io import ModelIO, Unknowable
+from tritoncfg.models.locate import backend_format, read_model_io
+from tritoncfg.probe.plan import ModelPlan, Range, batch_sizes, plan_points
+from tritoncfg.probe.runners import choose_runtime
+from tritoncfg.schema import ModelConfig
+from tritoncfg.workspace import LoadedModel, Workspace
+
+
+def plan_workspace(
+    workspace: Workspace, dims: Mapping[str, Range], runtime: str = "auto"
+) -> list[ModelPlan]:
+    return [plan_model(loaded, workspace, dims, runtime) for loaded in workspace.models]
+
+
+def plan_model(
+    loaded: LoadedModel,
+    workspace: Workspace,
+    dims: Mapping[str, Range],
+    runtime: str = "auto",
+    *,
+    wiring: Mapping[str, tuple[int, ...]] | None = None,
+    step: str | None = None,
+    ensemble_batches: Mapping[int, tuple[str, ...]] | None = None,
+) -> ModelPlan:
+    """The plan of one model (of an ensemble's `step`, when `wiring` gives its input dims)."""
+    path = str(loaded.dir.path)
+    if loaded.config is None or not loaded.config.ok or loaded.read_error is not None:
+        why = "its config cannot be read or parsed (run `tritoncfg lint`)"
+        return ModelPlan(loaded.name, path, ModelConfig(name=loaded.name), fail=why)
+    model_io = _model_io(loaded)
+    completion = complete_model(
+        loaded,
+        model_io=model_io,
+        gpus=(),
+        peer=lambda name: workspace.peer(loaded, name),
+    )
+    config = completion.config
+    plan = ModelPlan(loaded.name, path, config)
+    if completion.errors:
+        plan.fail = f"Triton would not load it: {completion.errors[0]}"
+        return plan
+    if config.HasField("ensemble_scheduling"):
+        plan.steps = _plan_steps(loaded, workspace, config, dims, runtime)
+        return plan
+    kind = backend_format(config)
+    if kind not in ("onnxruntime", "tensorrt"):
+        plan.skip = _opaque_reason(config)
+        return plan
+    model_file = model_io.path if isinstance(model_io, ModelIO | Unknowable) else None
+    plan.model_file = model_file
+    plan.runtime, plan.skip = choose_runtime(runtime, model_file)
+    if model_file is None:
+        plan.skip = "no model file in the version Triton loads"
+    readable = model_io if isinstance(model_io, ModelIO) else None
+    if isinstance(model_io, Unknowable):
+        plan.notes.append(model_io.reason)
+    points, plan.variables, notes = plan_points(
+        config, readable, dims, wiring=wiring, step=step, ensemble_batches=ensemble_batches
+    )
+    plan.points = points
+    plan.notes.extend(notes)
+    return plan
+
+
+def _model_io(loaded: LoadedModel) -> ModelIO | Unknowable | None:
+    core = complete_core(loaded.config.message if loaded.config else None, loaded.dir)
+    try:
+        return read_model_io(loaded.dir, core.config)
+    except ImportError as exc:
+        return Unknowable(None, f"no reader for this model file here ({exc.name or exc})")
+
+
+def _opaque_reason(config: ModelConfig) -> str:
+    backend = config.backend or config.platform or "unknown"
+    if backend == "python":
+        return "python backend: tritoncfg never imports or runs model.py"
+    return f"{backend} backend: probe runs ONNX Runtime and TensorRT models only"
+
+
+def _plan_steps(
+    loaded: LoadedModel,
+    workspace: Workspace,
+    config: ModelConfig,
+    dims: Mapping[str, Range],
+    runtime: str,
+) -> list[ModelPlan]:
+    """Each step at the ensemble's batch sizes, its inputs sized by the tensors wired to them:
+    an ensemble input's dims, or the dims the producing step declares for its output."""
+    known: dict[str, tuple[int, ...]] = {t.name: tuple(t.dims) for t in config.input}
+    # the batch sizes the ensemble sends on (1 and its max_batch_size); one request when it
+    # does not batch
+    batches = batch_sizes(config, []) or {1: ("1",)}
+    plans = []
+    for step in config.ensemble_scheduling.step:
+        member = workspace.peer(loaded, step.model_name)
+        if member is None:
+            missing = ModelPlan(step.model_name, "", ModelConfig(name=step.model_name))
+            missing.fail = f"step model '{step.model_name}' is not in the repository"
+            plans.append(missing)
+            continue
+        wiring = {key: known[value] for key, value in step.input_map.items() if value in known}
+        plan = plan_model(
+            member,
+            workspace,
+            dims,
+            runtime,
+            wiring=wiring,
+            step=step.model_name,
+            ensemble_batches=batches,
+        )
+        outputs = {t.name: tuple(t.dims) for t in plan.config.output}
+        for key, value in step.output_map.items():
+            if key in outputs:
+                known[value] = outputs[key]
+        plans.append(plan)
+    return plans
+
+
+__all__ = ["plan_model", "plan_workspace"]
