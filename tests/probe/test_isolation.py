@@ -1,0 +1,83 @@
+"""Every runner runs in a child process: a real abort (SIGABRT) or a hang becomes a FAIL row of
+its model, the other models still run, and probe itself never crashes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tritoncfg.probe.isolate import CRASH_HOOK
+
+pytest.importorskip("onnxruntime")
+
+from probe.probekit import reshape_repository
+
+
+def probe(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    full = {k: v for k, v in os.environ.items() if k != CRASH_HOOK} | (env or {})
+    full["NO_COLOR"] = "1"
+    return subprocess.run(
+        [sys.executable, "-m", "tritoncfg", "probe", *args],
+        capture_output=True,
+        text=True,
+        env=full,
+        check=False,
+        timeout=300,
+    )
+
+
+def points(stdout: str) -> dict[str, list[tuple[str, str, str | None]]]:
+    document: dict[str, Any] = json.loads(stdout)
+    return {
+        m["model"]: [(p["label"], p["status"], p["reason"]) for p in m["points"]]
+        for m in document["models"]
+    }
+
+
+@pytest.fixture(scope="module")
+def twins(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return reshape_repository(tmp_path_factory.mktemp("iso") / "repo")
+
+
+def test_a_runtime_that_aborts_is_a_fail_row_and_the_next_model_still_runs(twins: Path) -> None:
+    done = probe(str(twins), "-f", "json", "--runs", "1", env={CRASH_HOOK: "b=4 x=4x4"})
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    found = points(done.stdout)
+    for model in ("broken", "healthy"):  # the hook aborts both workers at b=4
+        first, crashed, after = found[model]
+        assert first == ("b=1 x=1x4", "OK", None)
+        assert crashed[:2] == ("b=4 x=4x4", "FAIL")
+        assert crashed[2] == "the runtime crashed: its process was killed by SIGABRT"
+        assert after[:2] == ("b=8 x=8x4", "SKIP")
+        assert after[2] is not None and after[2].startswith("not run (the runtime crashed")
+
+
+def test_a_model_past_its_timeout_fails_at_the_running_point(twins: Path) -> None:
+    started = time.monotonic()
+    done = probe(str(twins / "healthy"), "-f", "json", "--runs", "100000000", "--timeout", "6")
+    assert time.monotonic() - started < 60
+    assert done.returncode == 1, done.stderr
+    (first, *rest) = points(done.stdout)["healthy"]
+    assert first[:2] == ("b=1 x=1x4", "FAIL")
+    assert first[2] == "timed out: the model ran past --timeout 6 s"
+    assert [r[1] for r in rest] == ["SKIP", "SKIP"]
+
+
+def test_jobs_probe_models_in_parallel_with_the_same_results(twins: Path) -> None:
+    serial = probe(str(twins), "-f", "json", "--runs", "1")
+    parallel = probe(str(twins), "-f", "json", "--runs", "1", "--jobs", "2")
+    assert serial.returncode == parallel.returncode == 1
+
+    def statuses(stdout: str) -> dict[str, list[str]]:
+        return {m: [s for _, s, _ in rows] for m, rows in points(stdout).items()}
+
+    assert statuses(parallel.stdout) == statuses(serial.stdout)
+    assert list(points(parallel.stdout)) == ["broken", "healthy"]  # the plans' order

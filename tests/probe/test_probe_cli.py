@@ -1,0 +1,225 @@
+"""`tritoncfg probe` end to end: real ONNX models, real ONNX Runtime, real worker processes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from clikit import run
+
+from tritoncfg.probe.report import schema
+
+pytest.importorskip("onnxruntime")
+jsonschema = pytest.importorskip("jsonschema")
+
+from probe.probekit import identity_model, reshape_repository  # noqa: E402
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def validated(stdout: str) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(stdout)
+    jsonschema.Draft202012Validator(schema()).validate(document)
+    return document
+
+
+def models(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {m["model"]: m for m in document["models"]}
+
+
+def rows(model: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(p["label"], p["status"]) for p in model["points"]]
+
+
+@pytest.fixture(scope="module")
+def example_repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("examples") / "model_repository"
+    shutil.copytree(EXAMPLES / "model_repository", root)
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "make_models.py"), "--repository", str(root)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return root
+
+
+@pytest.fixture(scope="module")
+def reshape_twins(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return reshape_repository(tmp_path_factory.mktemp("twins") / "repo")
+
+
+def test_the_example_repository_runs_at_every_declared_point(example_repository: Path) -> None:
+    done = run("probe", str(example_repository))
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    for label in ("b=1 features=1x16", "b=4 features=4x16", "b=8 features=8x16"):
+        assert label in out
+    assert "python backend: tritoncfg never imports or runs model.py" in out
+    assert "classifier: b=8 features=8x16" in out  # the ensemble, through its ONNX step
+    assert "Traceback" not in done.stderr
+
+
+def test_the_example_repository_as_json_follows_the_schema(example_repository: Path) -> None:
+    done = run("probe", str(example_repository), "--format", "json", "--runs", "3")
+    assert done.returncode == 0, done.stderr
+    document = validated(done.stdout)
+    found = models(document)
+    classifier = found["classifier"]
+    assert classifier["runner"] == "onnxruntime" and classifier["status"] == "OK"
+    assert rows(classifier) == [
+        ("b=1 features=1x16", "OK"),
+        ("b=4 features=4x16", "OK"),
+        ("b=8 features=8x16", "OK"),
+    ]
+    point = classifier["points"][2]
+    assert point["batch_size"] == 8 and point["shapes"] == {"features": [8, 16]}
+    assert point["output_shapes"] == {"probabilities": [8, 4]}
+    assert point["output_dtypes"] == {"probabilities": "TYPE_FP32"}
+    assert point["throughput"] > 0 and 0 < point["latency_ms"]["p50"] <= point["latency_ms"]["p99"]
+    assert classifier["runtime"]["providers"][-1] == "CPUExecutionProvider"
+    assert found["preprocess"]["status"] == "SKIP" and found["preprocess"]["points"] == []
+    pipeline = found["classification_pipeline"]
+    assert pipeline["runner"] == "ensemble"
+    assert [(p["step"], p["status"]) for p in pipeline["points"]] == [
+        ("preprocess", "SKIP"),
+        ("classifier", "OK"),
+        ("classifier", "OK"),
+        ("postprocess", "SKIP"),
+    ]  # the ensemble sends batch 1 and its max_batch_size 8
+    assert document["summary"]["exit_status"] == 0
+
+
+def test_a_constant_batch_one_reshape_fails_where_its_healthy_twin_passes(
+    reshape_twins: Path,
+) -> None:
+    lint = run("lint", str(reshape_twins))
+    assert lint.returncode == 0 and "All checks passed (2 models" in lint.stdout, lint.stdout
+    done = run("probe", str(reshape_twins), "--format", "json", "--runs", "2")
+    assert done.returncode == 1, done.stderr
+    found = models(validated(done.stdout))
+    assert rows(found["healthy"]) == [("b=1 x=1x4", "OK"), ("b=4 x=4x4", "OK"), ("b=8 x=8x4", "OK")]
+    assert rows(found["broken"]) == [
+        ("b=1 x=1x4", "OK"),
+        ("b=4 x=4x4", "FAIL"),
+        ("b=8 x=8x4", "FAIL"),
+    ]
+    reason = found["broken"]["points"][2]["reason"]
+    assert "The input tensor cannot be reshaped to the requested shape" in reason  # ORT's words
+    assert "Input shape:{8,4}, requested shape:{1,4}" in reason
+    assert found["broken"]["status"] == "FAIL"
+
+
+def test_the_table_names_the_failing_point(reshape_twins: Path) -> None:
+    done = run("probe", str(reshape_twins / "broken"), "--runs", "1")
+    assert done.returncode == 1
+    failing = [line for line in done.stdout.splitlines() if "FAIL" in line and "b=" in line]
+    assert failing and failing[0].lstrip().startswith("b=4 x=4x4"), done.stdout
+    assert "2 FAIL" in done.stdout
+
+
+def test_plan_only_prints_the_points_and_runs_nothing(example_repository: Path) -> None:
+    done = run("probe", str(example_repository / "classifier"), "--plan-only")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "classifier: onnxruntime (model.onnx), 3 points",
+        "  b=1 features=1x16  [1]",
+        "  b=4 features=4x16  [preferred]",
+        "  b=8 features=8x16  [preferred, max_batch_size]",
+    ]
+
+
+def test_generated_inputs_cover_strings_bools_and_ints(tmp_path: Path) -> None:
+    from probe.probekit import TensorProto
+
+    root = tmp_path / "repo"
+    (root / "typed").mkdir(parents=True)
+    (root / "typed" / "config.pbtxt").write_text(
+        'backend: "onnxruntime"\nmax_batch_size: 2\n'
+        'input [ { name: "s" data_type: TYPE_STRING dims: [ 3 ] },'
+        ' { name: "b" data_type: TYPE_BOOL dims: [ 3 ] },'
+        ' { name: "i" data_type: TYPE_INT64 dims: [ 3 ] } ]\n'
+        'output [ { name: "s_out" data_type: TYPE_STRING dims: [ 3 ] },'
+        ' { name: "b_out" data_type: TYPE_BOOL dims: [ 3 ] },'
+        ' { name: "i_out" data_type: TYPE_INT64 dims: [ 3 ] } ]\n'
+    )
+    identity_model(
+        root / "typed" / "1" / "model.onnx",
+        [
+            ("s", TensorProto.STRING, ["N", 3]),
+            ("b", TensorProto.BOOL, ["N", 3]),
+            ("i", TensorProto.INT64, ["N", 3]),
+        ],
+    )
+    done = run("probe", str(root), "--format", "json", "--runs", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    point = models(validated(done.stdout))["typed"]["points"][-1]
+    assert point["output_dtypes"] == {
+        "s_out": "TYPE_STRING",
+        "b_out": "TYPE_BOOL",
+        "i_out": "TYPE_INT64",
+    }
+    assert point["output_shapes"] == {"s_out": [2, 3], "b_out": [2, 3], "i_out": [2, 3]}
+
+
+def test_real_inputs_from_data_dir(reshape_twins: Path, tmp_path: Path) -> None:
+    np = pytest.importorskip("numpy")
+    (tmp_path / "data" / "healthy").mkdir(parents=True)
+    np.save(tmp_path / "data" / "healthy" / "x.npy", np.arange(4, dtype=np.float32))
+    done = run(
+        "probe", str(reshape_twins / "healthy"), "--data-dir", str(tmp_path / "data"), "-f", "json"
+    )
+    assert done.returncode == 0, done.stderr
+    points = models(validated(done.stdout))["healthy"]["points"]
+    assert [p["inputs"] for p in points] == ["data-dir"] * 3
+
+
+def test_a_runner_that_cannot_run_here_exits_3_with_the_reason(reshape_twins: Path) -> None:
+    done = run("probe", str(reshape_twins / "healthy"), "--runtime", "tensorrt", "-f", "json")
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "cannot run here" in done.stderr
+    document = validated(done.stdout)
+    assert {p["status"] for p in document["models"][0]["points"]} == {"SKIP"}
+
+
+def test_output_is_written_atomically_and_matches_stdout(
+    reshape_twins: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "out" / "probe.json"
+    target.parent.mkdir()
+    done = run("probe", str(reshape_twins / "healthy"), "--output", str(target), "--runs", "1")
+    assert done.returncode == 0
+    written = validated(target.read_text())
+    assert rows(written["models"][0]) == [
+        ("b=1 x=1x4", "OK"),
+        ("b=4 x=4x4", "OK"),
+        ("b=8 x=8x4", "OK"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--dim", "x=8:4:2"), "needs 1 <= min <= opt <= max"),
+        (("--shard", "3/2"), "expected I/N with 0 <= I < N"),
+    ],
+)
+def test_usage_errors_exit_2_with_one_line(
+    reshape_twins: Path, args: tuple[str, ...], message: str
+) -> None:
+    done = run("probe", str(reshape_twins), *args)
+    assert done.returncode == 2
+    assert message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_shards_split_the_models(reshape_twins: Path) -> None:
+    first = run("probe", str(reshape_twins), "--plan-only", "--shard", "0/2")
+    second = run("probe", str(reshape_twins), "--plan-only", "--shard", "1/2")
+    assert first.stdout.startswith("broken:") and second.stdout.startswith("healthy:")
+    assert "healthy" not in first.stdout and "broken" not in second.stdout
