@@ -61,3 +61,34 @@ def test_linting_an_onnx_model_does_load_onnx(tmp_path: Path) -> None:
     if done.returncode != 0 and "No module named 'onnx'" in done.stderr:
         pytest.skip("onnx is not installed")
     assert done.returncode == 0, done.stderr
+
+
+def test_the_probe_command_module_loads_no_runtime_and_lint_never_reaches_probe() -> None:
+    done = run(
+        "import sys, tritoncfg.cli.probe, tritoncfg.probe.plan, tritoncfg.probe.report\n"
+        f"loaded = [m for m in {HEAVY!r} + ('rich',) if m in sys.modules]\n"
+        "assert not loaded, loaded\n"
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_linting_an_onnx_model_never_imports_probe_or_onnxruntime(tmp_path: Path) -> None:
+    from models.onnxkit import make_runnable
+
+    make_model(tmp_path, "a", 'backend: "onnxruntime"\nmax_batch_size: 4\n')
+    make_runnable(tmp_path / "a" / "1" / "model.onnx", input_shape=["N", 4], output_shape=["N", 4])
+    done = run(
+        "import runpy, sys\n"
+        f"sys.argv = ['tritoncfg', 'lint', {str(tmp_path)!r}]\n"
+        "try:\n"
+        "    runpy.run_module('tritoncfg', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "probe = [m for m in sys.modules if m.startswith('tritoncfg.probe')]\n"
+        "assert not probe, probe\n"
+        "assert 'onnx' in sys.modules and 'onnxruntime' not in sys.modules\n"
+        "print('ok')\n"
+    )
+    if done.returncode != 0 and "No module named 'onnx'" in done.stderr:
+        pytest.skip("onnx is not installed")
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stdout + done.stderr

@@ -223,3 +223,15 @@ def test_shards_split_the_models(reshape_twins: Path) -> None:
     second = run("probe", str(reshape_twins), "--plan-only", "--shard", "1/2")
     assert first.stdout.startswith("broken:") and second.stdout.startswith("healthy:")
     assert "healthy" not in first.stdout and "broken" not in second.stdout
+
+
+def test_suggest_reads_the_measured_curve(reshape_twins: Path) -> None:
+    args = ("probe", str(reshape_twins / "healthy"), "--suggest", "--runs", "3")
+    table = run(*args, "--latency-budget-ms", "1000")
+    assert table.returncode == 0, table.stderr
+    assert "dynamic_batching {" in table.stdout and "max_queue_delay_microseconds:" in table.stdout
+    document = validated(run(*args, "--target-rps", "1", "-f", "json").stdout)
+    (suggestion,) = document["suggestions"]
+    assert suggestion["model"] == "healthy" and suggestion["instance_count"] == 1
+    assert set(suggestion["preferred_batch_size"]) <= {1, 4, 8}
+    assert suggestion["preferred_batch_size"]
