@@ -19,6 +19,18 @@ def run(code: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def lint_then(path: Path, check: str) -> subprocess.CompletedProcess[str]:
+    """`tritoncfg lint PATH` in a fresh interpreter, then `check` (Python), then `ok`."""
+    return run(
+        "import runpy, sys\n"
+        f"sys.argv = ['tritoncfg', 'lint', {str(path)!r}]\n"
+        "try:\n"
+        "    runpy.run_module('tritoncfg', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n" + check + "print('ok')\n"
+    )
+
+
 def test_importing_the_checks_and_the_cli_loads_no_model_library() -> None:
     done = run(
         "import sys, tritoncfg.checks, tritoncfg.cli.app\n"
@@ -32,16 +44,9 @@ def test_linting_a_repository_without_model_files_loads_no_model_library(tmp_pat
     make_model(tmp_path, "a", 'backend: "onnxruntime"\nmax_batch_size: 8\n')  # no model.onnx
     make_model(tmp_path, "b", 'backend: "python"\n', files={"1/model.py": "import numpy\n"})
     make_model(tmp_path, "c", 'platform: "tensorrt_plan"\n')
-    done = run(
-        "import runpy, sys\n"
-        f"sys.argv = ['tritoncfg', 'lint', {str(tmp_path)!r}]\n"
-        "try:\n"
-        "    runpy.run_module('tritoncfg', run_name='__main__')\n"
-        "except SystemExit:\n"
-        "    pass\n"
-        f"loaded = [m for m in {HEAVY!r} if m in sys.modules]\n"
-        "assert not loaded, loaded\n"
-        "print('ok')\n"
+    done = lint_then(
+        tmp_path,
+        f"loaded = [m for m in {HEAVY!r} if m in sys.modules]\nassert not loaded, loaded\n",
     )
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stdout + done.stderr
 
@@ -77,17 +82,11 @@ def test_linting_an_onnx_model_never_imports_probe_or_onnxruntime(tmp_path: Path
 
     make_model(tmp_path, "a", 'backend: "onnxruntime"\nmax_batch_size: 4\n')
     make_runnable(tmp_path / "a" / "1" / "model.onnx", input_shape=["N", 4], output_shape=["N", 4])
-    done = run(
-        "import runpy, sys\n"
-        f"sys.argv = ['tritoncfg', 'lint', {str(tmp_path)!r}]\n"
-        "try:\n"
-        "    runpy.run_module('tritoncfg', run_name='__main__')\n"
-        "except SystemExit:\n"
-        "    pass\n"
+    done = lint_then(
+        tmp_path,
         "probe = [m for m in sys.modules if m.startswith('tritoncfg.probe')]\n"
         "assert not probe, probe\n"
-        "assert 'onnx' in sys.modules and 'onnxruntime' not in sys.modules\n"
-        "print('ok')\n"
+        "assert 'onnx' in sys.modules and 'onnxruntime' not in sys.modules\n",
     )
     if done.returncode != 0 and "No module named 'onnx'" in done.stderr:
         pytest.skip("onnx is not installed")
