@@ -8,6 +8,7 @@ the reason; a config Triton would refuse to load is a failure carrying Triton's 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 
 from tritoncfg.complete import complete_core
 from tritoncfg.complete.full import complete_model
@@ -36,7 +37,7 @@ def plan_model(
     ensemble_batches: Mapping[int, tuple[str, ...]] | None = None,
 ) -> ModelPlan:
     """The plan of one model (of an ensemble's `step`, when `wiring` gives its input dims)."""
-    path = str(loaded.dir.path)
+    path = _shown(loaded.dir.path)
     if loaded.config is None or not loaded.config.ok or loaded.read_error is not None:
         why = "its config cannot be read or parsed (run `tritoncfg lint`)"
         return ModelPlan(loaded.name, path, ModelConfig(name=loaded.name), fail=why)
@@ -73,6 +74,14 @@ def plan_model(
     plan.points = points
     plan.notes.extend(notes)
     return plan
+
+
+def _shown(path: Path) -> str:
+    """The model directory relative to the working directory when it is inside it."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 def _model_io(loaded: LoadedModel) -> ModelIO | Unknowable | None:
