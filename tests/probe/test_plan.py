@@ -183,3 +183,20 @@ def test_an_ensemble_is_planned_through_its_steps_with_the_wired_shapes(tmp_path
     assert [(v.key, v.source) for v in step.variables] == [("L", "wiring")]
     alone = plans["step"]  # probed on its own, the step runs its whole declared range
     assert [p.batch_size for p in alone.points] == [1, 1, 1, 8, 8, 8]
+
+
+def test_warmup_and_cuda_graph_shapes_are_tested_as_written() -> None:
+    cfg = config(
+        "max_batch_size: 4\n"
+        'input [ { name: "x" data_type: TYPE_FP32 dims: [ -1 ] } ]\n'
+        'model_warmup [ { name: "long" batch_size: 2 inputs { key: "x" value { '
+        "data_type: TYPE_FP32 dims: [ 300 ] zero_data: true } } } ]\n"
+        'optimization { cuda { graph_spec [ { batch_size: 4 input { key: "x" value { dim: [ 16 ] } } } ] } }\n'
+    )
+    points, _, _ = plan_points(cfg, None, {"x": (8, 16, 32)})
+    by_shape = {tuple(p.shapes["x"]): p.reasons for p in points}
+    assert by_shape[(2, 300)] == ("warmup:long",)
+    assert by_shape[(2, 16)] == ("warmup", "opt")
+    # the graph spec's shape is the max_batch_size point at opt: one point, both reasons
+    assert by_shape[(4, 16)] == ("max_batch_size", "cuda_graph", "opt")
+    assert len(points) == 3 * 3 + 1  # batch 1, 2 and 4 at min/opt/max, and the warmup's shape

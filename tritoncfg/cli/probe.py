@@ -173,7 +173,7 @@ def _probe(
     status = exit_status(results)
     for result in results:
         if result.unavailable:
-            sys.stderr.write(f"tritoncfg: {result.model}: cannot run here: {result.notes[-1]}\n")
+            sys.stderr.write(f"tritoncfg: {result.model}: {result.reason}\n")
     return status
 
 

@@ -52,7 +52,9 @@ def execute(plan: ModelPlan, settings: ProbeSettings, emit: Emit) -> None:
             runner.load(step.model_file, step.config)
         except RunnerUnavailable as exc:
             emit("unavailable", (step.model, str(exc)))
-            _all(emit, items, indices, "SKIP", f"cannot run here: {exc}")
+            _all(
+                emit, items, indices, "SKIP", f"not run: the {step.runtime} runner cannot run here"
+            )
             continue
         except RunnerError as exc:
             _all(emit, items, indices, "FAIL", str(exc))

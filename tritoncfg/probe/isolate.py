@@ -77,7 +77,8 @@ def _apply(result: ModelResult, kind: str, payload: Any, running: int | None) ->
         return None
     if kind == "unavailable":
         result.unavailable = True
-        result.notes.append(f"{payload[0]}: {payload[1]}")
+        model, why = payload
+        result.reason = f"cannot run here: {why}" if model == result.model else f"{model}: {why}"
     elif kind == "runtime":
         result.runtime = dict(payload)
     elif kind == "error":

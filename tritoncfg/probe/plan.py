@@ -142,20 +142,55 @@ def plan_points(
                 f"tested at {':'.join(map(str, variable.range))} (give --dim {variable.key}=...)"
             )
     levels = LEVELS if any(len(set(v.range)) > 1 for v in variables.values()) else ("opt",)
-    points: list[TestPoint] = []
-    seen: set[tuple[object, ...]] = set()
+    found: dict[tuple[object, ...], tuple[TestPoint, list[str]]] = {}
     for batch, why in sizes.items():
         for level in levels:
             index = LEVELS.index(level)
             values = {key: v.range[index] for key, v in variables.items()}
-            point = _point(config, batch, values, axes, model_io, step)
-            key = (batch, tuple(sorted((n, tuple(s)) for n, s in point.shapes.items())))
-            if key in seen:
-                continue
-            seen.add(key)
-            reasons = why + ((level,) if len(levels) > 1 else ())
-            points.append(_with_reasons(point, reasons))
+            point = _point(config, batch, values, axes, model_io, step, index)
+            _add(found, point, [*why, *((level,) if len(levels) > 1 else ())])
+    if variables and ensemble_batches is None:
+        for batch, exact, reason in _exact_shapes(config):
+            values = {key: v.range[1] for key, v in variables.items()}
+            offset = 1 if config.max_batch_size > 0 else 0
+            for name, given in exact.items():
+                for axis, key in axes.get(name, ()):
+                    if axis - offset < len(given) and given[axis - offset] > 0:
+                        values[key] = given[axis - offset]
+            _add(found, _point(config, batch, values, axes, model_io, step, 1), [reason])
+    points = [_with_reasons(point, tuple(reasons)) for point, reasons in found.values()]
     return points, list(variables.values()), notes
+
+
+def _add(
+    found: dict[tuple[object, ...], tuple[TestPoint, list[str]]],
+    point: TestPoint,
+    reasons: list[str],
+) -> None:
+    """Keep one point per (batch, shapes), with every reason it is there."""
+    key = (point.batch_size, tuple(sorted((n, tuple(s)) for n, s in point.shapes.items())))
+    if key not in found:
+        found[key] = (point, [])
+    kept = found[key][1]
+    kept.extend(r for r in reasons if r not in kept)
+
+
+def _exact_shapes(
+    config: ModelConfig,
+) -> list[tuple[int | None, dict[str, tuple[int, ...]], str]]:
+    """Shapes the config writes out in full, tested as written: each warmup sample's input dims
+    (Triton sends them at its batch size) and each CUDA graph spec's input shapes."""
+    batching = config.max_batch_size > 0
+    found: list[tuple[int | None, dict[str, tuple[int, ...]], str]] = []
+    for warmup in config.model_warmup:
+        if warmup.batch_size > 0 and (not batching or warmup.batch_size <= config.max_batch_size):
+            dims = {n: tuple(i.dims) for n, i in warmup.inputs.items()}
+            found.append((warmup.batch_size if batching else None, dims, f"warmup:{warmup.name}"))
+    for spec in config.optimization.cuda.graph_spec:
+        if spec.input and (not batching or 0 < spec.batch_size <= config.max_batch_size):
+            dims = {n: tuple(shape.dim) for n, shape in spec.input.items()}
+            found.append((spec.batch_size if batching else None, dims, "cuda_graph"))
+    return found
 
 
 def _input_axes(
@@ -229,6 +264,7 @@ def _point(
     axes: Mapping[str, list[tuple[int, str]]],
     model_io: ModelIO | None,
     step: str | None,
+    level: int,
 ) -> TestPoint:
     lead = () if batch is None else (batch,)
     offset = len(lead)
@@ -242,7 +278,7 @@ def _point(
         if tensor.HasField("reshape"):
             model_shapes[tensor.name] = lead + _reshaped(request, tuple(tensor.reshape.shape))
         if tensor.is_shape_tensor:
-            shape_values[tensor.name] = _shape_values(tensor.name, model_io, values, shapes)
+            shape_values[tensor.name] = _shape_values(tensor.name, model_io, values, shapes, level)
     return TestPoint(batch, shapes, shape_values, (), model_shapes, step)
 
 
@@ -270,11 +306,12 @@ def _shape_values(
     model_io: ModelIO | None,
     values: Mapping[str, int],
     shapes: Mapping[str, tuple[int, ...]],
+    level: int,
 ) -> tuple[int, ...]:
-    """A shape tensor's contents: the profile's opt values (TensorRT), else the input's own
-    variable sizes, else 1s (one value per element)."""
+    """A shape tensor's contents: the profile's min, opt or max values (TensorRT) for this
+    level, else the input's own variable sizes, else 1s (one value per element)."""
     if model_io is not None and model_io.profiles and name in model_io.profiles[0].values:
-        return tuple(model_io.profiles[0].values[name][1])
+        return tuple(model_io.profiles[0].values[name][level])
     count = 1
     for d in shapes[name]:
         count *= d

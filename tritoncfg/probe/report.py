@@ -124,8 +124,8 @@ def render_tables(results: Sequence[ModelResult], stream: TextIO, color: bool) -
         console.print()
     summary = _summary(results)
     console.print(
-        f"{summary['models']} models: {summary['OK']} OK, {summary['FAIL']} FAIL, "
-        f"{summary['SKIP']} SKIP points",
+        f"{summary['models']} model{'s' if summary['models'] != 1 else ''}: {summary['OK']} OK, "
+        f"{summary['FAIL']} FAIL, {summary['SKIP']} SKIP points",
         markup=False,
     )
 
