@@ -235,3 +235,53 @@ def test_suggest_reads_the_measured_curve(reshape_twins: Path) -> None:
     assert suggestion["model"] == "healthy" and suggestion["instance_count"] == 1
     assert set(suggestion["preferred_batch_size"]) <= {1, 4, 8}
     assert suggestion["preferred_batch_size"]
+
+
+def test_a_model_onnx_runtime_cannot_load_fails_every_point_with_its_message(
+    tmp_path: Path,
+) -> None:
+    from models.onnxkit import FLOAT, make_onnx
+
+    root = tmp_path / "repo"
+    (root / "opaque").mkdir(parents=True)
+    (root / "opaque" / "config.pbtxt").write_text(
+        'backend: "onnxruntime"\nmax_batch_size: 2\n'
+        'input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
+        'output [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
+    )
+    make_onnx(
+        root / "opaque" / "1" / "model.onnx", [("x", FLOAT, ["N", 4])], [("y", FLOAT, ["N", 4])]
+    )
+    done = run("probe", str(root), "-f", "json")
+    assert done.returncode == 1, done.stderr
+    model = models(validated(done.stdout))["opaque"]
+    assert [p["status"] for p in model["points"]] == ["FAIL", "FAIL"]
+    reason = model["points"][0]["reason"]
+    assert reason.startswith("ONNX Runtime cannot load model.onnx: ")
+    assert "Opaque" in reason  # ORT's own words about the unknown op
+
+
+def test_sequence_control_inputs_are_fed_as_triton_adds_them(tmp_path: Path) -> None:
+    from probe.probekit import TensorProto
+
+    root = tmp_path / "repo"
+    (root / "seq").mkdir(parents=True)
+    (root / "seq" / "config.pbtxt").write_text(
+        'backend: "onnxruntime"\nmax_batch_size: 2\n'
+        'input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
+        'output [ { name: "x_out" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
+        'sequence_batching { control_input [ { name: "START" control [ { '
+        "kind: CONTROL_SEQUENCE_START int32_false_true: [ 0, 1 ] } ] } ] }\n"
+    )
+    identity_model(
+        root / "seq" / "1" / "model.onnx",
+        [("x", TensorProto.FLOAT, ["N", 4]), ("START", TensorProto.INT32, ["N", 1])],
+    )
+    done = run("probe", str(root), "-f", "json", "--runs", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    points = models(validated(done.stdout))["seq"]["points"]
+    assert [p["shapes"] for p in points] == [
+        {"x": [1, 4], "START": [1, 1]},
+        {"x": [2, 4], "START": [2, 1]},
+    ]
+    assert points[1]["output_dtypes"]["START_out"] == "TYPE_INT32"

@@ -79,9 +79,10 @@ def _run_points(
     settings: ProbeSettings,
     emit: Emit,
 ) -> None:
+    from tritoncfg.probe.implicit import input_types
     from tritoncfg.probe.inputs import InputError, load_data, point_inputs
 
-    types = {t.name: DataType.Name(t.data_type) for t in step.config.input}
+    types = input_types(step.config)
     data = load_data(settings.data_dir, step.model)
     for i in indices:
         point = items[i][1]

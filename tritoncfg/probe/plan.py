@@ -21,6 +21,7 @@ from typing import Any
 
 from tritoncfg.models.io import ModelIO, TensorInfo
 from tritoncfg.probe.contract import TestPoint
+from tritoncfg.probe.implicit import implicit_inputs
 from tritoncfg.schema import ModelConfig, ModelInput
 
 # min/opt/max for a variable dim nothing else sizes (documented in docs/probe.md)
@@ -279,6 +280,8 @@ def _point(
             model_shapes[tensor.name] = lead + _reshaped(request, tuple(tensor.reshape.shape))
         if tensor.is_shape_tensor:
             shape_values[tensor.name] = _shape_values(tensor.name, model_io, values, shapes, level)
+    for name, _, dims in implicit_inputs(config):
+        shapes.setdefault(name, lead + dims)
     return TestPoint(batch, shapes, shape_values, (), model_shapes, step)
 
 
