@@ -60,6 +60,13 @@ def identity_model(
     return write_model(path, graph)
 
 
+def config_model(root: Path, name: str, config: str) -> Path:
+    """`root/name/config.pbtxt` with `config`; returns the model directory."""
+    (root / name).mkdir(parents=True, exist_ok=True)
+    (root / name / "config.pbtxt").write_text(config, encoding="utf-8")
+    return root / name
+
+
 RESHAPE_CONFIG = """\
 name: "{name}"
 backend: "onnxruntime"
@@ -74,7 +81,6 @@ instance_group [ {{ kind: KIND_CPU }} ]
 def reshape_repository(root: Path) -> Path:
     """`broken` (constant batch-1 reshape) and its `healthy` twin, max_batch_size 8 each."""
     for name, batch_one in (("broken", True), ("healthy", False)):
-        (root / name).mkdir(parents=True, exist_ok=True)
-        (root / name / "config.pbtxt").write_text(RESHAPE_CONFIG.format(name=name))
+        config_model(root, name, RESHAPE_CONFIG.format(name=name))
         reshape_model(root / name / "1" / "model.onnx", batch_one=batch_one)
     return root

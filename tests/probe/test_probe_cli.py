@@ -17,7 +17,7 @@ from tritoncfg.probe.report import schema
 pytest.importorskip("onnxruntime")
 jsonschema = pytest.importorskip("jsonschema")
 
-from probe.probekit import identity_model, reshape_repository  # noqa: E402
+from probe.probekit import config_model, identity_model, reshape_repository  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -139,15 +139,16 @@ def test_generated_inputs_cover_strings_bools_and_ints(tmp_path: Path) -> None:
     from probe.probekit import TensorProto
 
     root = tmp_path / "repo"
-    (root / "typed").mkdir(parents=True)
-    (root / "typed" / "config.pbtxt").write_text(
+    config_model(
+        root,
+        "typed",
         'backend: "onnxruntime"\nmax_batch_size: 2\n'
         'input [ { name: "s" data_type: TYPE_STRING dims: [ 3 ] },'
         ' { name: "b" data_type: TYPE_BOOL dims: [ 3 ] },'
         ' { name: "i" data_type: TYPE_INT64 dims: [ 3 ] } ]\n'
         'output [ { name: "s_out" data_type: TYPE_STRING dims: [ 3 ] },'
         ' { name: "b_out" data_type: TYPE_BOOL dims: [ 3 ] },'
-        ' { name: "i_out" data_type: TYPE_INT64 dims: [ 3 ] } ]\n'
+        ' { name: "i_out" data_type: TYPE_INT64 dims: [ 3 ] } ]\n',
     )
     identity_model(
         root / "typed" / "1" / "model.onnx",
@@ -243,11 +244,12 @@ def test_a_model_onnx_runtime_cannot_load_fails_every_point_with_its_message(
     from models.onnxkit import FLOAT, make_onnx
 
     root = tmp_path / "repo"
-    (root / "opaque").mkdir(parents=True)
-    (root / "opaque" / "config.pbtxt").write_text(
+    config_model(
+        root,
+        "opaque",
         'backend: "onnxruntime"\nmax_batch_size: 2\n'
         'input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
-        'output [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
+        'output [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]\n',
     )
     make_onnx(
         root / "opaque" / "1" / "model.onnx", [("x", FLOAT, ["N", 4])], [("y", FLOAT, ["N", 4])]
@@ -265,13 +267,14 @@ def test_sequence_control_inputs_are_fed_as_triton_adds_them(tmp_path: Path) -> 
     from probe.probekit import TensorProto
 
     root = tmp_path / "repo"
-    (root / "seq").mkdir(parents=True)
-    (root / "seq" / "config.pbtxt").write_text(
+    config_model(
+        root,
+        "seq",
         'backend: "onnxruntime"\nmax_batch_size: 2\n'
         'input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
         'output [ { name: "x_out" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
         'sequence_batching { control_input [ { name: "START" control [ { '
-        "kind: CONTROL_SEQUENCE_START int32_false_true: [ 0, 1 ] } ] } ] }\n"
+        "kind: CONTROL_SEQUENCE_START int32_false_true: [ 0, 1 ] } ] } ] }\n",
     )
     identity_model(
         root / "seq" / "1" / "model.onnx",
