@@ -288,3 +288,42 @@ def test_sequence_control_inputs_are_fed_as_triton_adds_them(tmp_path: Path) -> 
         {"x": [2, 4], "START": [2, 1]},
     ]
     assert points[1]["output_dtypes"]["START_out"] == "TYPE_INT32"
+
+
+def test_an_ensemble_step_gets_what_the_step_before_it_returned(tmp_path: Path) -> None:
+    from probe.probekit import TensorProto
+
+    root = tmp_path / "repo"
+    for name, tensor in (("first", "a"), ("second", "b")):
+        config_model(
+            root,
+            name,
+            f'backend: "onnxruntime"\nmax_batch_size: 4\n'
+            f'input [ {{ name: "{tensor}" data_type: TYPE_FP32 dims: [ 3 ] }} ]\n'
+            f'output [ {{ name: "{tensor}_out" data_type: TYPE_FP32 dims: [ 3 ] }} ]\n',
+        )
+        identity_model(root / name / "1" / "model.onnx", [(tensor, TensorProto.FLOAT, ["N", 3])])
+    (
+        config_model(
+            root,
+            "pipe",
+            'platform: "ensemble"\nmax_batch_size: 4\n'
+            'input [ { name: "IN" data_type: TYPE_FP32 dims: [ 3 ] } ]\n'
+            'output [ { name: "OUT" data_type: TYPE_FP32 dims: [ 3 ] } ]\n'
+            "ensemble_scheduling { step [\n"
+            ' { model_name: "first" model_version: -1 input_map { key: "a" value: "IN" }'
+            ' output_map { key: "a_out" value: "MID" } },\n'
+            ' { model_name: "second" model_version: -1 input_map { key: "b" value: "MID" }'
+            ' output_map { key: "b_out" value: "OUT" } } ] }\n',
+        )
+        / "1"
+    ).mkdir()
+    done = run("probe", str(root / "pipe"), "-f", "json", "--runs", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    points = models(validated(done.stdout))["pipe"]["points"]
+    assert [(p["label"], p["inputs"]) for p in points] == [
+        ("first: b=1 a=1x3", "generated"),
+        ("first: b=4 a=4x3", "generated"),
+        ("second: b=1 b=1x3", "wiring"),
+        ("second: b=4 b=4x3", "wiring"),
+    ]

@@ -81,7 +81,9 @@ class PointResult:
     throughput: float | None = None  # inferences per second (batch size x runs / time)
     max_abs_error: float | None = None  # against the reference runner, when compared
     max_rel_error: float | None = None
-    inputs: str = "generated"  # "generated" or "data-dir" (real inputs from --data-dir)
+    # "generated", "data-dir" (real inputs from --data-dir) or "wiring" (an ensemble step fed with
+    # what an earlier step returned)
+    inputs: str = "generated"
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,7 @@ from tritoncfg.probe.contract import (
     RunOutput,
     TestPoint,
 )
+from tritoncfg.probe.flow import Flow
 from tritoncfg.probe.plan import ModelPlan
 from tritoncfg.probe.results import work
 from tritoncfg.schema import DataType, ModelConfig
@@ -40,6 +41,7 @@ def execute(plan: ModelPlan, settings: ProbeSettings, emit: Emit) -> None:
     from tritoncfg.probe.runners import load_runner
 
     items = work(plan)
+    flow = Flow()
     index = 0
     while index < len(items):
         step = items[index][0]
@@ -61,7 +63,7 @@ def execute(plan: ModelPlan, settings: ProbeSettings, emit: Emit) -> None:
             continue
         try:
             emit("runtime", runner.describe())
-            _run_points(runner, step, items, indices, settings, emit)
+            _run_points(runner, step, items, indices, settings, emit, flow)
         finally:
             runner.close()
 
@@ -78,6 +80,7 @@ def _run_points(
     indices: range,
     settings: ProbeSettings,
     emit: Emit,
+    flow: Flow,
 ) -> None:
     from tritoncfg.probe.implicit import input_types
     from tritoncfg.probe.inputs import InputError, load_data, point_inputs
@@ -92,7 +95,11 @@ def _run_points(
         except InputError as exc:
             emit("point", (i, PointResult(point, "SKIP", str(exc))))
             continue
-        result = run_point(runner, step.config, point, inputs, settings)
+        if flow.feed(step, point, inputs):
+            source = "wiring"
+        outputs: dict[str, np.ndarray] = {}
+        result = run_point(runner, step.config, point, inputs, settings, outputs)
+        flow.keep(step, point, outputs)
         result.inputs = source
         emit("point", (i, result))
 
@@ -103,11 +110,15 @@ def run_point(
     point: TestPoint,
     inputs: Mapping[str, np.ndarray],
     settings: ProbeSettings,
+    outputs: dict[str, np.ndarray] | None = None,
 ) -> PointResult:
+    """Run, check and time one point; the first run's outputs go into `outputs` when given."""
     try:
         first = runner.run(point, inputs)
     except RunnerError as exc:
         return PointResult(point, "FAIL", str(exc))
+    if outputs is not None:
+        outputs.update(first.outputs)
     result = PointResult(point, "OK")
     result.output_shapes = {n: tuple(a.shape) for n, a in first.outputs.items()}
     result.output_dtypes = {n: _type_name(a) for n, a in first.outputs.items()}

@@ -55,6 +55,10 @@ class ModelPlan:
     fail: str | None = None  # why it cannot load at all (Triton's own error)
     notes: list[str] = field(default_factory=list)
     steps: list[ModelPlan] = field(default_factory=list)  # an ensemble's step models
+    # an ensemble step's wiring: its input -> the ensemble tensor it reads, its output -> the
+    # ensemble tensor it writes
+    wiring_in: dict[str, str] = field(default_factory=dict)
+    wiring_out: dict[str, str] = field(default_factory=dict)
 
     @property
     def max_batch_size(self) -> int:

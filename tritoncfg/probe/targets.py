@@ -130,6 +130,8 @@ def _plan_steps(
             step=step.model_name,
             ensemble_batches=batches,
         )
+        plan.wiring_in = dict(step.input_map)
+        plan.wiring_out = dict(step.output_map)
         outputs = {t.name: tuple(t.dims) for t in plan.config.output}
         for key, value in step.output_map.items():
             if key in outputs:
