@@ -79,7 +79,7 @@ def probe_command(
     gpu: Annotated[int, typer.Option(help="GPU index for GPU runtimes.", min=0)] = 0,
     jobs: Annotated[int, typer.Option(help="CPU models probed in parallel.", min=1)] = 1,
     timeout: Annotated[
-        float | None, typer.Option(help="Seconds per model before its run is stopped.", min=0)
+        float | None, typer.Option(help="Seconds per model before its run is stopped.", min=0.1)
     ] = None,
     shard: Annotated[
         str | None,
@@ -99,8 +99,8 @@ def probe_command(
     """Run each model at every batch size and shape its config declares, in a child process
     per model, and report each point: OK, FAIL (with the runtime's message) or SKIP.
 
-    Exit status: 0 every point OK (or SKIP); 1 a point FAILed; 2 usage error; 3 a runner
-    cannot run here (no runtime, no GPU for a .plan).
+    Exit status: 0 every point OK or SKIP; 1 a point FAILed; 2 usage error;
+    3 a runner cannot run here (no runtime installed, no GPU for a .plan).
     """
     from tritoncfg.probe.contract import ProbeSettings
     from tritoncfg.probe.targets import plan_workspace
