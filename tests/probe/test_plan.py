@@ -200,3 +200,20 @@ def test_warmup_and_cuda_graph_shapes_are_tested_as_written() -> None:
     # the graph spec's shape is the max_batch_size point at opt: one point, both reasons
     assert by_shape[(4, 16)] == ("max_batch_size", "cuda_graph", "opt")
     assert len(points) == 3 * 3 + 1  # batch 1, 2 and 4 at min/opt/max, and the warmup's shape
+
+
+def test_ensembles_that_name_each_other_are_planned_without_recursing(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    for name, other in (("a", "b"), ("b", "a")):
+        (root / name / "1").mkdir(parents=True)
+        (root / name / "config.pbtxt").write_text(
+            f'name: "{name}"\nplatform: "ensemble"\nmax_batch_size: 2\n'
+            'input [ { name: "IN" data_type: TYPE_FP32 dims: [ 5 ] } ]\n'
+            'output [ { name: "OUT" data_type: TYPE_FP32 dims: [ 5 ] } ]\n'
+            f'ensemble_scheduling {{ step [ {{ model_name: "{other}" model_version: -1 '
+            'input_map { key: "IN" value: "IN" } output_map { key: "OUT" value: "OUT" } } ] }\n'
+        )
+    plans = {p.model: p for p in plan_workspace(load([root]), {})}
+    assert [(s.model, s.skip) for s in plans["a"].steps] == [
+        ("b", "a nested ensemble: probed through its own steps where it is listed")
+    ]

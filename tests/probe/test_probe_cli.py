@@ -327,3 +327,15 @@ def test_an_ensemble_step_gets_what_the_step_before_it_returned(tmp_path: Path) 
         ("second: b=1 b=1x3", "wiring"),
         ("second: b=4 b=4x3", "wiring"),
     ]
+
+
+def test_a_model_without_a_config_runs_as_triton_completes_it(tmp_path: Path) -> None:
+    from probe.probekit import reshape_model
+
+    reshape_model(tmp_path / "repo" / "bare" / "1" / "model.onnx", batch_one=False)
+    done = run("probe", str(tmp_path / "repo"), "-f", "json", "--runs", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    model = models(validated(done.stdout))["bare"]
+    # the ONNX Runtime backend's auto-complete: batching, max_batch_size 4 by default
+    assert model["max_batch_size"] == 4
+    assert rows(model) == [("b=1 x=1x4", "OK"), ("b=4 x=4x4", "OK")]

@@ -38,7 +38,8 @@ def plan_model(
 ) -> ModelPlan:
     """The plan of one model (of an ensemble's `step`, when `wiring` gives its input dims)."""
     path = _shown(loaded.dir.path)
-    if loaded.config is None or not loaded.config.ok or loaded.read_error is not None:
+    # no config at all is fine: Triton completes one from the model file (default mode)
+    if loaded.read_error is not None or (loaded.config is not None and not loaded.config.ok):
         why = "its config cannot be read or parsed (run `tritoncfg lint`)"
         return ModelPlan(loaded.name, path, ModelConfig(name=loaded.name), fail=why)
     model_io = _model_io(loaded)
@@ -119,6 +120,11 @@ def _plan_steps(
             missing = ModelPlan(step.model_name, "", ModelConfig(name=step.model_name))
             missing.fail = f"step model '{step.model_name}' is not in the repository"
             plans.append(missing)
+            continue
+        if member.config is not None and member.config.message.HasField("ensemble_scheduling"):
+            nested = ModelPlan(step.model_name, _shown(member.dir.path), member.config.message)
+            nested.skip = "a nested ensemble: probed through its own steps where it is listed"
+            plans.append(nested)
             continue
         wiring = {key: known[value] for key, value in step.input_map.items() if value in known}
         plan = plan_model(
