@@ -172,7 +172,7 @@ def test_generated_inputs_cover_strings_bools_and_ints(tmp_path: Path) -> None:
 def test_real_inputs_from_data_dir(reshape_twins: Path, tmp_path: Path) -> None:
     np = pytest.importorskip("numpy")
     (tmp_path / "data" / "healthy").mkdir(parents=True)
-    np.save(tmp_path / "data" / "healthy" / "x.npy", np.arange(4, dtype=np.float32))
+    np.save(tmp_path / "data" / "healthy" / "x.npy", np.arange(4, dtype=np.float64))  # cast
     done = run(
         "probe", str(reshape_twins / "healthy"), "--data-dir", str(tmp_path / "data"), "-f", "json"
     )

@@ -74,6 +74,8 @@ def point_inputs(
     for name, data_type in types.items():
         shape = point.model_shape(name)
         fitted = _fit(data[name], shape, point.batch_size) if data and name in data else None
+        if fitted is not None and data_type != "TYPE_STRING" and data_type in NUMPY_TYPES:
+            fitted = fitted.astype(NUMPY_TYPES[data_type], copy=False)  # .npy of float64 for FP32
         if fitted is None:
             real = False
             fitted = make_input(name, data_type, shape, seed)

@@ -111,8 +111,6 @@ def _death(exitcode: int | None) -> str:
 
 def _worker(plan: ModelPlan, settings: ProbeSettings, sender: Connection) -> None:
     """The child: run the plan, sending every event; a Python error is sent, not raised."""
-    from tritoncfg.probe.execute import execute
-
     crash_at = os.environ.get(CRASH_HOOK)
     items = work(plan)
 
@@ -123,6 +121,8 @@ def _worker(plan: ModelPlan, settings: ProbeSettings, sender: Connection) -> Non
         sender.send((kind, payload))
 
     try:
+        from tritoncfg.probe.execute import execute
+
         execute(plan, settings, emit)
     except Exception as exc:  # a bug in probe itself: reported on the row, never a traceback
         sender.send(("error", f"{type(exc).__name__}: {exc}"))
