@@ -7,6 +7,7 @@ importing the CLI for `lint` stays light.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -129,6 +130,8 @@ def probe_command(
         save_plan=save_plan,
         device=gpu,
         seed=seed,
+        # --jobs sessions share the CPU cores instead of each taking all of them
+        threads=max(1, (os.cpu_count() or 1) // jobs) if jobs > 1 else 0,
     )
     raise typer.Exit(
         _probe(

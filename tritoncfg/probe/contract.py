@@ -102,6 +102,7 @@ class ProbeSettings:
     save_plan: bool = False  # TensorRT: write the built plan into the version folder
     device: int = 0  # GPU index
     seed: int = 0  # generated inputs are reproducible
+    threads: int = 0  # CPU threads per runtime session (0: the runtime's default)
 
 
 class RunnerUnavailable(Exception):

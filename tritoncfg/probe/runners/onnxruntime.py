@@ -42,6 +42,8 @@ class OnnxRuntimeRunner:
         ort.set_default_logger_severity(4)  # fatal only: each failure is reported on its row
         options = ort.SessionOptions()
         options.log_severity_level = 3  # errors only: ORT's warnings would flood the report
+        if self.settings.threads > 0:
+            options.intra_op_num_threads = self.settings.threads
         providers = _providers(ort.get_available_providers(), config)
         try:
             self._session = ort.InferenceSession(
