@@ -83,6 +83,7 @@ def test_the_example_repository_as_json_follows_the_schema(example_repository: P
     assert point["output_shapes"] == {"probabilities": [8, 4]}
     assert point["output_dtypes"] == {"probabilities": "TYPE_FP32"}
     assert point["throughput"] > 0 and 0 < point["latency_ms"]["p50"] <= point["latency_ms"]["p99"]
+    assert point["first_run_ms"] > 0
     assert classifier["runtime"]["providers"][-1] == "CPUExecutionProvider"
     assert found["preprocess"]["status"] == "SKIP" and found["preprocess"]["points"] == []
     pipeline = found["classification_pipeline"]

@@ -84,6 +84,9 @@ class PointResult:
     # "generated", "data-dir" (real inputs from --data-dir) or "wiring" (an ensemble step fed with
     # what an earlier step returned)
     inputs: str = "generated"
+    # the first run after loading (or after a shape change), timed apart: lazy engine builds and
+    # allocations land there, not in the percentiles
+    first_run_ms: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

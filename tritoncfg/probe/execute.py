@@ -113,6 +113,7 @@ def run_point(
     outputs: dict[str, np.ndarray] | None = None,
 ) -> PointResult:
     """Run, check and time one point; the first run's outputs go into `outputs` when given."""
+    start = time.perf_counter()
     try:
         first = runner.run(point, inputs)
     except RunnerError as exc:
@@ -120,6 +121,7 @@ def run_point(
     if outputs is not None:
         outputs.update(first.outputs)
     result = PointResult(point, "OK")
+    result.first_run_ms = round((time.perf_counter() - start) * 1000.0, 3)
     result.output_shapes = {n: tuple(a.shape) for n, a in first.outputs.items()}
     result.output_dtypes = {n: _type_name(a) for n, a in first.outputs.items()}
     result.max_abs_error, result.max_rel_error = first.max_abs_error, first.max_rel_error

@@ -80,6 +80,7 @@ def _point_json(result: PointResult) -> dict[str, Any]:
         "inputs": result.inputs,
         "output_shapes": {n: list(s) for n, s in result.output_shapes.items()},
         "output_dtypes": dict(result.output_dtypes),
+        "first_run_ms": result.first_run_ms,
         "latency_ms": result.latency_ms,
         "throughput": result.throughput,
         "max_abs_error": result.max_abs_error,
