@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -81,3 +82,37 @@ def test_jobs_probe_models_in_parallel_with_the_same_results(twins: Path) -> Non
 
     assert statuses(parallel.stdout) == statuses(serial.stdout)
     assert list(points(parallel.stdout)) == ["broken", "healthy"]  # the plans' order
+
+
+def test_the_progress_bar_goes_to_a_terminal_stderr_only(twins: Path) -> None:
+    master, slave = os.openpty()
+    env = {k: v for k, v in os.environ.items() if k not in (CRASH_HOOK, "NO_COLOR")}
+    env["TERM"] = "xterm"
+    child = subprocess.Popen(
+        [sys.executable, "-m", "tritoncfg", "probe", str(twins), "-f", "json", "--runs", "1"],
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        env=env,
+    )
+    os.close(slave)
+    terminal = bytearray()
+
+    def drain() -> None:  # read the terminal while the child writes, so it never blocks
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: the child closed its end
+                return
+            if not chunk:
+                return
+            terminal.extend(chunk)
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    stdout, _ = child.communicate(timeout=300)
+    reader.join(30)
+    os.close(master)
+    assert b"probing" in terminal
+    assert json.loads(stdout)["summary"]["models"] == 2  # stdout holds the report only
+    piped = probe(str(twins), "--runs", "1")
+    assert "probing" not in piped.stderr and "probing" not in piped.stdout

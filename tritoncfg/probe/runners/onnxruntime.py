@@ -39,9 +39,10 @@ class OnnxRuntimeRunner:
                 "onnxruntime is not installed (pip install onnxruntime, or onnxruntime-gpu)"
             ) from exc
         self._version = ort.__version__
-        ort.set_default_logger_severity(4)  # fatal only: each failure is reported on its row
+        ort.set_default_logger_severity(4)
         options = ort.SessionOptions()
-        options.log_severity_level = 3  # errors only: ORT's warnings would flood the report
+        # fatal only: every error is on its point's row, not also logged on stderr
+        options.log_severity_level = 4
         if self.settings.threads > 0:
             options.intra_op_num_threads = self.settings.threads
         providers = _providers(ort.get_available_providers(), config)
