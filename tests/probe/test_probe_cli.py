@@ -88,6 +88,7 @@ def test_the_example_repository_as_json_follows_the_schema(example_repository: P
     assert found["preprocess"]["status"] == "SKIP" and found["preprocess"]["points"] == []
     pipeline = found["classification_pipeline"]
     assert pipeline["runner"] == "ensemble"
+    assert list(pipeline["runtime"]) == ["classifier"]
     assert [(p["step"], p["status"]) for p in pipeline["points"]] == [
         ("preprocess", "SKIP"),
         ("classifier", "OK"),

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 # ("start", index) before a point runs; ("point", (index, PointResult)) after;
-# ("unavailable", (model, reason)); ("runtime", describe dict)
+# ("unavailable", (model, reason)); ("runtime", (model, describe dict))
 Emit = Callable[[str, Any], None]
 
 
@@ -62,7 +62,7 @@ def execute(plan: ModelPlan, settings: ProbeSettings, emit: Emit) -> None:
             _all(emit, items, indices, "FAIL", str(exc))
             continue
         try:
-            emit("runtime", runner.describe())
+            emit("runtime", (step.model, runner.describe()))
             _run_points(runner, step, items, indices, settings, emit, flow)
         finally:
             runner.close()

@@ -80,7 +80,11 @@ def _apply(result: ModelResult, kind: str, payload: Any, running: int | None) ->
         model, why = payload
         result.reason = f"cannot run here: {why}" if model == result.model else f"{model}: {why}"
     elif kind == "runtime":
-        result.runtime = dict(payload)
+        model, facts = payload
+        if result.runner == "ensemble":  # one runner per step
+            result.runtime[model] = dict(facts)
+        else:
+            result.runtime = dict(facts)
     elif kind == "error":
         _stop(result, running, f"probe's worker failed: {payload}")
     return running
