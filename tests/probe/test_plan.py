@@ -217,3 +217,17 @@ def test_ensembles_that_name_each_other_are_planned_without_recursing(tmp_path: 
     assert [(s.model, s.skip) for s in plans["a"].steps] == [
         ("b", "a nested ensemble: probed through its own steps where it is listed")
     ]
+
+
+def test_the_profile_an_instance_group_lists_sizes_the_dims() -> None:
+    cfg = config(
+        "max_batch_size: 8\n"
+        'input [ { name: "x" data_type: TYPE_FP32 dims: [ -1 ] } ]\n'
+        'instance_group [ { kind: KIND_GPU profile: [ "1" ] } ]'
+    )
+    profiles = (
+        Profile(0, {"x": ((1, 16), (4, 64), (8, 256))}),
+        Profile(1, {"x": ((1, 512), (4, 1024), (8, 2048))}),
+    )
+    _, variables, _ = plan_points(cfg, model_io(("x", (None, None)), profiles=profiles), {})
+    assert [(v.range, v.source) for v in variables] == [((512, 1024, 2048), "profile")]

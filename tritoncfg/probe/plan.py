@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from tritoncfg.models.io import ModelIO, TensorInfo
+from tritoncfg.models.io import ModelIO, Profile, TensorInfo
 from tritoncfg.probe.contract import TestPoint
 from tritoncfg.probe.implicit import implicit_inputs
 from tritoncfg.schema import ModelConfig, ModelInput
@@ -138,8 +138,9 @@ def plan_points(
     sizes.update(batches.items())
     variables: dict[str, Variable] = {}
     axes: dict[str, list[tuple[int, str]]] = {}  # input -> (axis, variable key)
+    profile = selected_profile(config, model_io)
     for tensor in config.input:
-        axes[tensor.name] = _input_axes(config, tensor, model_io, dims, wiring, variables)
+        axes[tensor.name] = _input_axes(config, tensor, model_io, dims, wiring, variables, profile)
     for variable in variables.values():
         if variable.source == "default":
             notes.append(
@@ -152,7 +153,7 @@ def plan_points(
         for level in levels:
             index = LEVELS.index(level)
             values = {key: v.range[index] for key, v in variables.items()}
-            point = _point(config, batch, values, axes, model_io, step, index)
+            point = _point(config, batch, values, axes, profile, step, index)
             _add(found, point, [*why, *((level,) if len(levels) > 1 else ())])
     if variables and ensemble_batches is None:
         for batch, exact, reason in _exact_shapes(config):
@@ -162,7 +163,7 @@ def plan_points(
                 for axis, key in axes.get(name, ()):
                     if axis - offset < len(given) and given[axis - offset] > 0:
                         values[key] = given[axis - offset]
-            _add(found, _point(config, batch, values, axes, model_io, step, 1), [reason])
+            _add(found, _point(config, batch, values, axes, profile, step, 1), [reason])
     points = [_with_reasons(point, tuple(reasons)) for point, reasons in found.values()]
     return points, list(variables.values()), notes
 
@@ -205,6 +206,7 @@ def _input_axes(
     dims: Mapping[str, Range],
     wiring: Mapping[str, tuple[int, ...]] | None,
     variables: dict[str, Variable],
+    profile: Profile | None,
 ) -> list[tuple[int, str]]:
     """The variable axes of one input (model axes, batch included), registering their ranges."""
     batching = config.max_batch_size > 0
@@ -219,7 +221,7 @@ def _input_axes(
         key = model_dim if isinstance(model_dim, str) else f"{tensor.name}.{axis}"
         if key not in variables:
             variables[key] = _resolve(
-                key, tensor.name, axis, model_dim, dims, model_io, wired, index
+                key, tensor.name, axis, model_dim, dims, profile, wired, index
             )
         found.append((axis, key))
     return found
@@ -231,7 +233,7 @@ def _resolve(
     axis: int,
     model_dim: int | str | None,
     dims: Mapping[str, Range],
-    model_io: ModelIO | None,
+    profile: Profile | None,
     wired: tuple[int, ...] | None,
     index: int,
 ) -> Variable:
@@ -242,11 +244,24 @@ def _resolve(
         return Variable(key, (wired[index],) * 3, "wiring")
     if isinstance(model_dim, int) and model_dim > 0:
         return Variable(key, (model_dim,) * 3, "model")
-    if model_io is not None and model_io.profiles:
-        low, opt, high = model_io.profiles[0].shapes.get(name, ((), (), ()))
+    if profile is not None:
+        low, opt, high = profile.shapes.get(name, ((), (), ()))
         if axis < len(low) and low[axis] > 0:
             return Variable(key, (low[axis], opt[axis], high[axis]), "profile")
     return Variable(key, DEFAULT_RANGE, "default")
+
+
+def selected_profile(config: ModelConfig, model_io: ModelIO | None) -> Profile | None:
+    """The TensorRT profile that sizes variable dims: the first that an instance group lists
+    (`instance_group.profile`), else profile 0, which Triton uses when none is listed."""
+    if model_io is None or not model_io.profiles:
+        return None
+    by_index = {p.index: p for p in model_io.profiles}
+    for group in config.instance_group:
+        for listed in group.profile:
+            if listed.isdigit() and int(listed) in by_index:
+                return by_index[int(listed)]
+    return by_index.get(0, model_io.profiles[0])
 
 
 def _model_dim(info: TensorInfo | None, tensor: ModelInput, axis: int) -> int | str | None:
@@ -267,7 +282,7 @@ def _point(
     batch: int | None,
     values: Mapping[str, int],
     axes: Mapping[str, list[tuple[int, str]]],
-    model_io: ModelIO | None,
+    profile: Profile | None,
     step: str | None,
     level: int,
 ) -> TestPoint:
@@ -283,7 +298,7 @@ def _point(
         if tensor.HasField("reshape"):
             model_shapes[tensor.name] = lead + _reshaped(request, tuple(tensor.reshape.shape))
         if tensor.is_shape_tensor:
-            shape_values[tensor.name] = _shape_values(tensor.name, model_io, values, shapes, level)
+            shape_values[tensor.name] = _shape_values(tensor.name, profile, values, shapes, level)
     for name, _, dims in implicit_inputs(config):
         shapes.setdefault(name, lead + dims)
     return TestPoint(batch, shapes, shape_values, (), model_shapes, step)
@@ -310,15 +325,15 @@ def _reshaped(request: tuple[int, ...], target: tuple[int, ...]) -> tuple[int, .
 
 def _shape_values(
     name: str,
-    model_io: ModelIO | None,
+    profile: Profile | None,
     values: Mapping[str, int],
     shapes: Mapping[str, tuple[int, ...]],
     level: int,
 ) -> tuple[int, ...]:
     """A shape tensor's contents: the profile's min, opt or max values (TensorRT) for this
     level, else the input's own variable sizes, else 1s (one value per element)."""
-    if model_io is not None and model_io.profiles and name in model_io.profiles[0].values:
-        return tuple(model_io.profiles[0].values[name][level])
+    if profile is not None and name in profile.values:
+        return tuple(profile.values[name][level])
     count = 1
     for d in shapes[name]:
         count *= d
