@@ -55,6 +55,10 @@ def _file_target(path: Path) -> _Target:
         model_dir = path.parent
     elif path.parent.name == CONFIGS_DIRNAME and path.suffix == ".pbtxt":
         model_dir = path.parent.parent
+    elif path.suffix.lower() == ".json":
+        # a config as JSON (what Triton's load API takes as an override, and what
+        # GET /v2/models/<m>/config returns): accepted as the config of its directory
+        model_dir = path.parent
     else:
         model_dir = path.parent
         detail = (
