@@ -113,6 +113,8 @@ def missing_config(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     With `--disable-auto-complete-config` Triton fails: `failed to open text file for read
     <path>: No such file or directory` (error in `--triton-mode strict`).
 
+    A `config.pbtxt` that is a directory is an error: Triton finds the path and fails to read it.
+
     ## Example
     `classifier/1/model.onnx` and no `classifier/config.pbtxt`.
 
@@ -120,6 +122,15 @@ def missing_config(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     Write the config, e.g. with `tritoncfg complete classifier --write`.
     """
     if model.dir.config_exists or model.dir.is_hidden:
+        return
+    entry = model.dir.entry(model.dir.config_path.name)
+    if entry is not None and entry.is_dir:
+        yield Finding(
+            f"'{model.dir.config_path.name}' of model '{model.name}' is a directory, not a file: "
+            "Triton finds the path but cannot read a config from it; make it a file",
+            path=model.config_path,
+            severity=Severity.ERROR,
+        )
         return
     strict = ctx.options.triton_mode == "strict"
     yield Finding(

@@ -88,7 +88,7 @@ def fmt_command(
     broken = 0
     for path in config_files(existing_paths(paths)):
         try:
-            source = path.read_text(encoding="utf-8")
+            source = path.read_bytes().decode("utf-8")  # no newline translation: CRLF -> LF
         except (OSError, UnicodeDecodeError) as exc:
             sys.stderr.write(f"{path}: cannot read: {exc}\n")
             broken += 1
