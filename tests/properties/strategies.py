@@ -97,7 +97,7 @@ def configs(draw: st.DrawFn) -> ModelConfig:
 def config_texts(draw: st.DrawFn) -> tuple[ModelConfig, str]:
     """A config and its text, with a comment at the end of some lines."""
     config = draw(configs())
-    lines = text_format.MessageToString(config).splitlines()
+    lines = text_format.MessageToString(config).split("\n")
     out = []
     for index, line in enumerate(lines):
         if draw(st.booleans()) and draw(st.booleans()):
