@@ -291,3 +291,23 @@ def test_schema_rejects_mutated_configs_that_triton_rejects(label: str, mutate: 
     mutate(document)  # type: ignore[operator]
     assert list(check.iter_errors(document)), label
     assert not parse_json(json.dumps(document)).ok, label  # the JSON path agrees
+
+
+def test_a_repository_s_config_json_is_not_read_and_the_finding_says_how_to_convert(
+    tmp_path: Path,
+) -> None:
+    """Triton reads config.pbtxt only: a model directory with just a config.json is linted as a
+    model without a config, and TC104 says how to make the pbtxt."""
+    path = write_model(tmp_path)
+    result = run("lint", str(tmp_path), "--format", "json")
+    codes = {d["code"]: d for d in json.loads(result.stdout)["diagnostics"]}
+    assert "TC203" not in codes  # the JSON was not read
+    assert "config.json beside it is never read" in codes["TC104"]["message"]
+    converted = run(
+        "convert", str(path), "--to", "pbtxt", "-o", str(path.with_name("config.pbtxt"))
+    )
+    assert converted.returncode == 0, converted.stderr
+    again = json.loads(run("lint", str(tmp_path), "--format", "json").stdout)["diagnostics"]
+    (line,) = [d["line"] for d in again if d["code"] == "TC203"]
+    pbtxt = path.with_name("config.pbtxt").read_text().split("\n")
+    assert "preferred_batch_size" in pbtxt[line - 1]
