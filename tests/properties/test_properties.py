@@ -108,3 +108,8 @@ def test_json_round_trips_to_the_same_config(config: ModelConfig) -> None:
 def test_json_path_never_raises(text: str) -> None:
     parsed = parse_json(text)
     assert parsed.ok or parsed.errors
+    with tempfile.TemporaryDirectory() as work:
+        config = Path(work) / "m" / "config.json"
+        config.parent.mkdir()
+        config.write_text(text, encoding="utf-8")
+        assert lint([config]).files == 1
