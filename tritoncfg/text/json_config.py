@@ -59,7 +59,7 @@ def _stand_in(node: JsonNode) -> Scalar | Block:
     if node.kind == "object":
         return Block([], node.span)
     text = str(node.scalar) if node.kind != "array" else "["
-    return Scalar("string", (text,), False, node.span)
+    return Scalar("string", (text,), False, *node.span)
 
 
 def _field_node(name: str, member: JsonMember) -> Field:
