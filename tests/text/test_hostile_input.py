@@ -253,3 +253,16 @@ def test_fmt_into_a_read_only_directory(tmp_path: Path) -> None:
         config.parent.chmod(0o755)
     assert "cannot write: Permission denied" in out
     assert config.read_text() == UNFORMATTED
+
+
+def test_atomic_write_refuses_a_symlink_and_leaves_both_files(tmp_path: Path) -> None:
+    from tritoncfg.atomic import write_atomic
+
+    target = tmp_path / "target.pbtxt"
+    target.write_text("a: 1\n")
+    link = tmp_path / "config.pbtxt"
+    link.symlink_to(target)
+    with pytest.raises(OSError, match="a symbolic link"):
+        write_atomic(link, "b: 2\n")
+    assert link.is_symlink() and target.read_text() == "a: 1\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["config.pbtxt", "target.pbtxt"]

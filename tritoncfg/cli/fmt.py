@@ -40,9 +40,6 @@ def _write(path: Path, text: str) -> bool:
     size limit) leaves the file as it was and is reported, and a symlink is never replaced."""
     from tritoncfg.atomic import write_atomic
 
-    if path.is_symlink():
-        sys.stderr.write(f"{path}: cannot write: a symbolic link; format the file it points to\n")
-        return False
     try:
         write_atomic(path, text)
     except OSError as exc:
