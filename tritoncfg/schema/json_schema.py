@@ -21,7 +21,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from tritoncfg.schema import ModelConfig
 
-SCHEMA_ID = "https://github.com/tritoncfg/tritoncfg/model-config.schema.json"
+SCHEMA_ID = "https://github.com/tritoncfg/tritoncfg/blob/main/docs/json.md"
 _INT32_RANGE = {
     FieldDescriptor.CPPTYPE_INT32: (-(2**31), 2**31 - 1),
     FieldDescriptor.CPPTYPE_UINT32: (0, 2**32 - 1),
