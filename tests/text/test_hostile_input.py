@@ -152,8 +152,9 @@ def test_fifty_megabyte_config(tmp_path: Path) -> None:
 def test_directory_named_config_pbtxt(tmp_path: Path) -> None:
     path = model(tmp_path, config=None)
     (path / "config.pbtxt").mkdir()
-    out = clean(run("lint", str(tmp_path / "repo")), 1)
-    assert "TC104 error" in out and "is a directory, not a file" in out
+    for target in (tmp_path / "repo", path / "config.pbtxt"):  # the repository, or the path itself
+        out = clean(run("lint", str(target)), 1)
+        assert "TC104 error" in out and "is a directory, not a file" in out
     assert "0 files reformatted" in clean(run("fmt", str(tmp_path / "repo")), 0)
 
 
