@@ -10,6 +10,7 @@ import json
 import tempfile
 from pathlib import Path
 
+import jsonschema
 from hypothesis import given
 from hypothesis import strategies as st
 from properties.strategies import config_texts, configs, mutated
@@ -19,6 +20,7 @@ from tritoncfg.api import lint
 from tritoncfg.cli.app import app
 from tritoncfg.complete.full import complete_model
 from tritoncfg.schema import ModelConfig
+from tritoncfg.schema.json_schema import model_config_schema
 from tritoncfg.text import parse
 from tritoncfg.text.json_config import message_to_json, parse_json
 from tritoncfg.text.parser import SyntaxProblem
@@ -84,6 +86,7 @@ def test_lint_and_complete_never_raise(text: str) -> None:
 
 
 RUNNER = CliRunner()
+SCHEMA = jsonschema.Draft202012Validator(model_config_schema())
 
 
 @given(texts())
@@ -113,3 +116,13 @@ def test_json_path_never_raises(text: str) -> None:
         config.parent.mkdir()
         config.write_text(text, encoding="utf-8")
         assert lint([config]).files == 1
+
+
+@given(configs())
+def test_generated_configs_as_json_validate_against_the_schema(config: ModelConfig) -> None:
+    from google.protobuf import json_format
+
+    document = message_to_json(config)
+    assert not [error.message for error in SCHEMA.iter_errors(document)]
+    canonical = json_format.MessageToDict(config, preserving_proto_field_name=True)
+    assert not [error.message for error in SCHEMA.iter_errors(canonical)]
