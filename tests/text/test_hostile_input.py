@@ -267,3 +267,12 @@ def test_atomic_write_refuses_a_symlink_and_leaves_both_files(tmp_path: Path) ->
         write_atomic(link, "b: 2\n")
     assert link.is_symlink() and target.read_text() == "a: 1\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["config.pbtxt", "target.pbtxt"]
+
+
+def test_deep_json_is_a_syntax_error_too(tmp_path: Path) -> None:
+    path = model(tmp_path, config=None) / "config.json"
+    path.write_text('{"optimization": ' * 10_000 + "{}" + "}" * 10_000)
+    out = clean(run("lint", str(path)), 1)
+    assert "config.json:1:1701: TC001" in out
+    assert "recursion limit of 100" in out
+    assert "cannot format" in clean(run("fmt", str(path)), 2)
