@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 EXAMPLE := examples/model_repository
 
-.PHONY: run test lint proto docs bench clean
+.PHONY: run test lint proto docs bench fuzz clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,13 @@ docs: $(VENV)/.stamp-dev
 
 bench: $(VENV)/.stamp-dev
 	$(BIN)/python bench/parse_bench.py
+	$(BIN)/python bench/large_config_bench.py
+
+# Coverage-guided fuzzing of the lexer, parser and JSON reader with atheris where it installs;
+# otherwise the property-based tests with the long `fuzz` hypothesis profile (tools/fuzz.py).
+fuzz: $(VENV)/.stamp-dev
+	-$(BIN)/python -m pip install --quiet atheris
+	$(BIN)/python tools/fuzz.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

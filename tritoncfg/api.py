@@ -99,6 +99,8 @@ def _lint(
         if d.code not in chosen or filters.ignored(rule, d.path):
             continue
         severity = selection.severity(rule, d.severity)
+        if d.fix is not None and d.path.lower().endswith(".json"):
+            d = replace(d, fix=None)  # fixes are text-format edits; JSON configs get none
         diagnostics.append(d if severity is d.severity else replace(d, severity=severity))
     diagnostics.sort(key=lambda d: (d.sort_key[0], d.code == "TC009", d.sort_key))
     configs = [m for m in workspace.models if m.config is not None]

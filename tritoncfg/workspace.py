@@ -45,7 +45,12 @@ def load_model(
     except RepositoryError as error:
         loaded.read_error = error
         return loaded
-    loaded.config = parse(text, str(model.config_path))
+    if model.config_path.suffix.lower() == ".json":
+        from tritoncfg.text.json_config import parse_json
+
+        loaded.config = parse_json(text, str(model.config_path))
+    else:
+        loaded.config = parse(text, str(model.config_path))
     return loaded
 
 

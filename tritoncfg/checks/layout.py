@@ -113,6 +113,10 @@ def missing_config(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     With `--disable-auto-complete-config` Triton fails: `failed to open text file for read
     <path>: No such file or directory` (error in `--triton-mode strict`).
 
+    A `config.pbtxt` that is a directory is an error: Triton finds the path and fails to read it.
+    A `config.json` beside the missing file is not read either (Triton reads JSON only as a
+    load-API override); the finding says how to convert it.
+
     ## Example
     `classifier/1/model.onnx` and no `classifier/config.pbtxt`.
 
@@ -121,14 +125,31 @@ def missing_config(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
     if model.dir.config_exists or model.dir.is_hidden:
         return
+    entry = model.dir.entry(model.dir.config_path.name)
+    if entry is not None and entry.is_dir:
+        yield Finding(
+            f"'{model.dir.config_path.name}' of model '{model.name}' is a directory, not a file: "
+            "Triton finds the path but cannot read a config from it; make it a file",
+            path=model.config_path,
+            severity=Severity.ERROR,
+        )
+        return
     strict = ctx.options.triton_mode == "strict"
+    json_config = model.dir.entry("config.json")
+    hint = (
+        "; the config.json beside it is never read (Triton takes JSON only as a load-API "
+        "override): `tritoncfg convert config.json --to pbtxt -o config.pbtxt` makes the file"
+        if json_config is not None and json_config.is_file
+        else ""
+    )
     yield Finding(
         f"model '{model.name}' has no {model.dir.config_path.name}: "
         + (
             "strict mode (--disable-auto-complete-config) fails to load it"
             if strict
             else "Triton treats it as an empty config and relies on the backend to auto-complete it"
-        ),
+        )
+        + hint,
         path=model.config_path,
         triton_message=f"failed to open text file for read {model.config_path}: No such file or directory"
         if strict

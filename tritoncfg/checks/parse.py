@@ -17,7 +17,11 @@ PHASE = "PARSE"
 CHECKS_SKIPPED = "TC009"
 
 
-def _triton_message(model: LoadedModel) -> str:
+def _triton_message(model: LoadedModel, error: TextError | None = None) -> str:
+    if model.config_path.lower().endswith(".json"):
+        # a JSON config reaches Triton as a load-API override (model_repository_manager.cc)
+        detail = f": {error.message}" if error is not None else ""
+        return f"Invalid config override{detail}"
     return f"failed to read text proto from {model.config_path}"
 
 
@@ -31,7 +35,10 @@ def _errors(model: LoadedModel, kind: ErrorKind) -> Iterator[Finding]:
         if error.suggestion is not None:
             message += f' Did you mean "{error.suggestion}"?'
         yield Finding(
-            message, error.span, triton_message=_triton_message(model), fix=_fix(model, error)
+            message,
+            error.span,
+            triton_message=_triton_message(model, error),
+            fix=None if model.config.document is None else _fix(model, error),
         )
 
 

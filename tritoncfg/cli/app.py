@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from tritoncfg import __version__
-from tritoncfg.cli import complete, diff, fmt, lint, probe, rules, verify
+from tritoncfg.cli import complete, convert, diff, fmt, lint, probe, rules, verify
 
 app = typer.Typer(
     name="tritoncfg",
@@ -45,7 +45,11 @@ app.command("probe")(probe.probe_command)
 app.command("diff")(diff.diff_command)
 app.command("rules")(rules.rules_command)
 app.command("explain")(rules.explain_command)
-app.command("config-schema")(rules.config_schema_command)
+app.command("convert")(convert.convert_command)
+app.command("config-schema", hidden=True)(
+    rules.config_schema_command
+)  # old name of `schema settings`
+app.add_typer(rules.schema_app, name="schema")
 
 
 def main() -> None:

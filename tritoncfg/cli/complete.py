@@ -6,15 +6,13 @@ import json
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from tritoncfg.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, fail
 
 if TYPE_CHECKING:
-    from google.protobuf.descriptor import Descriptor
-
     from tritoncfg.complete.full import FullCompletion
     from tritoncfg.models.io import ModelIO, Unknowable
     from tritoncfg.schema import ModelConfig
@@ -165,6 +163,11 @@ def _write(loaded: LoadedModel, completion: FullCompletion) -> int:
     from tritoncfg.complete.merge import MergeError, fields_to_write, merge_config
 
     path = loaded.dir.config_path
+    if path.suffix.lower() == ".json":
+        _say(
+            f"{path}: error: --write edits text-format configs only; print a JSON config with --format json"
+        )
+        return EXIT_USAGE
     creating = not loaded.dir.config_exists
     wanted = fields_to_write(completion, creating=creating)
     try:
@@ -190,45 +193,15 @@ def _render(completed: list[tuple[LoadedModel, ModelConfig]], output_format: Com
     from tritoncfg.complete.merge import render_message
 
     if output_format is CompleteFormat.json:
-        documents = [_json(config) for _, config in completed]
+        from tritoncfg.text.json_config import message_to_json
+
+        documents = [message_to_json(config) for _, config in completed]
         return json.dumps(documents[0] if len(documents) == 1 else documents, indent=2) + "\n"
     if len(completed) == 1:
         return render_message(completed[0][1])
     return "\n".join(
         f"# {loaded.config_path}\n{render_message(config)}" for loaded, config in completed
     )
-
-
-def _json(config: ModelConfig) -> dict[str, Any]:
-    """Protobuf JSON with 64-bit integers as numbers, as Triton's HTTP API writes `dims`."""
-    from google.protobuf import json_format
-
-    document = json_format.MessageToDict(config, preserving_proto_field_name=True)
-    _int64_as_numbers(document, cast("Descriptor", config.DESCRIPTOR))
-    return document
-
-
-def _int64_as_numbers(document: dict[str, Any], descriptor: Descriptor) -> None:
-    from google.protobuf.descriptor import FieldDescriptor
-
-    int64 = (FieldDescriptor.CPPTYPE_INT64, FieldDescriptor.CPPTYPE_UINT64)
-    for name, value in document.items():
-        fd = descriptor.fields_by_name.get(name)
-        if fd is None:
-            continue
-        kind = fd.message_type
-        if kind is not None and kind.GetOptions().map_entry:
-            value_fd = kind.fields_by_name["value"]
-            for key, item in value.items():
-                if value_fd.message_type is not None:
-                    _int64_as_numbers(item, value_fd.message_type)
-                elif value_fd.cpp_type in int64:
-                    value[key] = int(item)
-        elif kind is not None:
-            for item in value if fd.is_repeated else [value]:
-                _int64_as_numbers(item, kind)
-        elif fd.cpp_type in int64:
-            document[name] = [int(v) for v in value] if fd.is_repeated else int(value)
 
 
 def _where(loaded: LoadedModel, message: str) -> tuple[int, int]:

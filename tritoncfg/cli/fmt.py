@@ -35,6 +35,19 @@ def _diff(path: str, before: str, after: str) -> str:
     )
 
 
+def _write(path: Path, text: str) -> bool:
+    """Replace the file atomically; a write that fails (read-only directory, disk full, file
+    size limit) leaves the file as it was and is reported, and a symlink is never replaced."""
+    from tritoncfg.atomic import write_atomic
+
+    try:
+        write_atomic(path, text)
+    except OSError as exc:
+        sys.stderr.write(f"{path}: cannot write: {exc.strerror or exc}\n")
+        return False
+    return True
+
+
 def fmt_command(
     paths: Annotated[
         list[Path] | None,
@@ -51,7 +64,7 @@ def fmt_command(
     ] = False,
 ) -> None:
     """Format configs in one canonical style, keeping every comment. Writes are atomic."""
-    from tritoncfg.atomic import write_atomic
+    from tritoncfg.text.json_reader import format_json
     from tritoncfg.text.parser import SyntaxProblem
     from tritoncfg.text.printer import format_source
 
@@ -72,13 +85,15 @@ def fmt_command(
     broken = 0
     for path in config_files(existing_paths(paths)):
         try:
-            source = path.read_text(encoding="utf-8")
+            source = path.read_bytes().decode("utf-8")  # no newline translation: CRLF -> LF
         except (OSError, UnicodeDecodeError) as exc:
             sys.stderr.write(f"{path}: cannot read: {exc}\n")
             broken += 1
             continue
         try:
-            formatted = format_source(source)
+            formatted = (
+                format_json(source) if path.suffix.lower() == ".json" else format_source(source)
+            )
         except SyntaxProblem as exc:
             sys.stderr.write(
                 f"{path}:{exc.span.line}:{exc.span.column}: cannot format: {exc.message}\n"
@@ -92,9 +107,11 @@ def fmt_command(
             sys.stdout.write(_diff(str(path), source, formatted))
         elif check:
             sys.stdout.write(f"would reformat {path}\n")
-        else:
-            write_atomic(path, formatted)
+        elif _write(path, formatted):
             sys.stdout.write(f"reformatted {path}\n")
+        else:
+            changed.pop()
+            broken += 1
     verb = "would be reformatted" if check or diff else "reformatted"
     sys.stderr.write(f"{len(changed)} file{'s' if len(changed) != 1 else ''} {verb}\n")
     if broken:

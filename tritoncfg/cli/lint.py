@@ -279,7 +279,10 @@ def _fix(
                 difflib.unified_diff(before.splitlines(True), after.splitlines(True), path, path)
             )
         else:
-            write_atomic(Path(path), outcome.after[path])
+            try:
+                write_atomic(Path(path), outcome.after[path])
+            except OSError as exc:  # the file is left as it was
+                fail(f"{path}: cannot write the fixes: {exc.strerror or exc}")
     if diff_only:
         return bool(outcome.changed)
     remaining = sum(1 for d in outcome.result.diagnostics if d.fix is not None)

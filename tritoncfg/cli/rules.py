@@ -1,4 +1,5 @@
-"""`tritoncfg rules`, `tritoncfg explain CODE`, `tritoncfg config-schema`: the rules' own docs."""
+"""`tritoncfg rules`, `tritoncfg explain CODE`, `tritoncfg schema settings|model-config`: the
+rules' own docs and the JSON Schemas (`config-schema` is the old name of `schema settings`)."""
 
 from __future__ import annotations
 
@@ -76,8 +77,25 @@ def explain_command(
     Console(highlight=False).print(Markdown(f"{header}\n\n{found.summary}\n\n{found.doc}"))
 
 
+schema_app = typer.Typer(
+    help="Print a JSON Schema: of tritoncfg's settings, or of a model configuration as JSON.",
+    no_args_is_help=True,
+)
+
+
+@schema_app.command("settings")
 def config_schema_command() -> None:
     """Print the JSON Schema of the [tool.tritoncfg] configuration (for editors)."""
     from tritoncfg.settings import CONFIG_SCHEMA
 
     sys.stdout.write(json.dumps(CONFIG_SCHEMA, indent=2) + "\n")
+
+
+@schema_app.command("model-config")
+def model_config_schema_command() -> None:
+    """Print the JSON Schema (draft 2020-12) of a model configuration as JSON, generated from
+    the ModelConfig protobuf: proto field names as Triton's JSON writes them, enums by name or
+    number, 64-bit integers as strings or numbers, at most one member of each oneof."""
+    from tritoncfg.schema.json_schema import model_config_schema
+
+    sys.stdout.write(json.dumps(model_config_schema(), indent=2) + "\n")

@@ -29,20 +29,39 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 or word == "info" else "s")
 
 
+# Control characters (a NUL, an escape sequence in a model name) are shown as their Unicode
+# pictures, one column each, so a hostile config cannot garble the terminal or shift the caret.
+_VISIBLE = {code: 0x2400 + code for code in range(32)} | {0x7F: 0x2421}
+SNIPPET_WIDTH = 160  # a longer source line is shown as a window around the finding
+
+
+def visible(text: str) -> str:
+    return text.translate(_VISIBLE)
+
+
 def _snippet(paint: _Painter, diagnostic: Diagnostic, lines: list[str]) -> list[str]:
     span = diagnostic.span
     if span == FILE_START or not 1 <= span.line <= len(lines):
         return []
-    text = lines[span.line - 1].rstrip("\n").expandtabs(1)
+    text = lines[span.line - 1].rstrip("\r").expandtabs(1)
     gutter = str(span.line)
     pad = " " * len(gutter)
     end = span.end_column if span.end_line == span.line else len(text) + 1
-    carets = "^" * max(1, end - span.column)
+    column = span.column
+    if len(text) > SNIPPET_WIDTH:
+        start = max(0, min(column - 1 - SNIPPET_WIDTH // 3, len(text) - SNIPPET_WIDTH))
+        head = "…" if start else ""
+        tail = "…" if start + SNIPPET_WIDTH < len(text) else ""
+        text = head + text[start : start + SNIPPET_WIDTH] + tail
+        column = column - start + len(head)
+        end = min(end - start + len(head), len(text) + 1)
+    text = visible(text)
+    carets = "^" * max(1, end - column)
     style = _SEVERITY_STYLE[diagnostic.severity]
     return [
         paint("dim", f"{pad} |"),
         f"{paint('dim', f'{gutter} |')} {text}",
-        f"{paint('dim', f'{pad} |')} {' ' * (span.column - 1)}{paint(style, carets)}",
+        f"{paint('dim', f'{pad} |')} {' ' * (column - 1)}{paint(style, carets)}",
     ]
 
 
@@ -59,18 +78,19 @@ def render_text(
     paint = _Painter(color)
     lines_out: list[str] = []
     for path, group in groupby(diagnostics, key=lambda d: d.path):
-        lines = sources[path].splitlines() if path in sources else []
+        # split as the lexer does: only "\n" ends a line
+        lines = sources[path].split("\n") if path in sources else []
         for d in group:
             style = _SEVERITY_STYLE[d.severity]
             where = f"{d.path}:{d.span.line}:{d.span.column}" if lines else d.path
             lines_out.append(
                 f"{paint('bold', where + ':')} {paint(style, d.code)} {paint(style, d.severity.value)} "
-                f"{paint('dim', f'({d.rule})')} {d.message}"
+                f"{paint('dim', f'({d.rule})')} {visible(d.message)}"
             )
             lines_out.extend(_snippet(paint, d, lines))
             if d.triton is not None and d.triton.message:
                 lines_out.append(
-                    f"  {paint('dim', f'= triton ({d.triton.phase}):')} {d.triton.message}"
+                    f"  {paint('dim', f'= triton ({d.triton.phase}):')} {visible(d.triton.message)}"
                 )
         lines_out.append("")
     if not summary:

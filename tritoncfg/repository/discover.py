@@ -55,6 +55,10 @@ def _file_target(path: Path) -> _Target:
         model_dir = path.parent
     elif path.parent.name == CONFIGS_DIRNAME and path.suffix == ".pbtxt":
         model_dir = path.parent.parent
+    elif path.suffix.lower() == ".json":
+        # a config as JSON (what Triton's load API takes as an override, and what
+        # GET /v2/models/<m>/config returns): accepted as the config of its directory
+        model_dir = path.parent
     else:
         model_dir = path.parent
         detail = (
@@ -70,8 +74,8 @@ def _file_target(path: Path) -> _Target:
 
 def _target(raw: Path | str, config_name: str | None) -> _Target:
     path = Path(os.path.abspath(raw))
-    if path.is_file():
-        return _file_target(path)
+    if path.is_file() or (path.name == CONFIG_FILENAME and path.is_dir()):
+        return _file_target(path)  # a directory named config.pbtxt is still the model's config
     if path.is_dir():
         if path.parent != path and _looks_like_model_dir(path):
             pick = _Pick(path.name, ConfigChoice(config_name=config_name))

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from tritoncfg.schema import ModelConfig
 from tritoncfg.text.bind import Binder, FieldPath, Location, SourceMap, TextError
-from tritoncfg.text.parser import SyntaxProblem, parse_tree
+from tritoncfg.text.parser import SyntaxProblem, collector_paused, parse_tree
 from tritoncfg.text.span import FILE_START, Span
 from tritoncfg.text.tree import Document
 
@@ -54,5 +54,6 @@ def parse(source: str, path: str | None = None) -> ParsedConfig:
             source, path, None, message, [TextError("syntax", exc.message, exc.span)]
         )
     binder = Binder()
-    binder.bind_fields(document.fields, message, ())
+    with collector_paused():
+        binder.bind_fields(document.fields, message, ())
     return ParsedConfig(source, path, document, message, binder.errors, binder.locations)

@@ -7,6 +7,7 @@ Comments are kept as tokens (the parser attaches them to nodes). Numbers follow 
 from __future__ import annotations
 
 import re
+from sys import intern
 
 from tritoncfg.text.span import Span
 
@@ -106,7 +107,10 @@ def _ends_escaped(text: str) -> bool:
 
 
 def tokenize(source: str) -> list[Token]:
-    """Split `source` into tokens, comments included; ends with an END token."""
+    """Split `source` into tokens, comments included; ends with an END token.
+
+    Names and numbers are interned: a large config repeats the same few (`input`, `TYPE_FP32`,
+    `224`), and the tree keeps them, so one object each saves much of its memory."""
     tokens: list[Token] = []
     append = tokens.append
     find_tokens = _TOKEN.findall
@@ -118,14 +122,15 @@ def tokenize(source: str) -> list[Token]:
         for blanks, ident, symbol, number, string, comment, other in find_tokens(text):
             column += len(blanks)
             if ident:
-                append((IDENT, ident, line, column))
+                append((IDENT, intern(ident), line, column))
                 column += len(ident)
             elif symbol or other:
                 append((SYMBOL, _symbol(symbol or other, line, column), line, column))
                 column += 1
             elif number:
                 end = column - 1 + len(number)
-                append((_number_kind(number, text, end, line, column), number, line, column))
+                kind = _number_kind(number, text, end, line, column)
+                append((kind, intern(number), line, column))
                 column += len(number)
             elif string:
                 _check_string(string, line, column)

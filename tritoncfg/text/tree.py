@@ -29,7 +29,16 @@ class Scalar:
     kind: ScalarKind
     parts: tuple[str, ...]  # raw tokens; several only for adjacent strings
     negative: bool
-    span: Span
+    # the span as four ints, not a Span: a large config has a scalar every few bytes, and the
+    # tuple of each would be a tenth of its tree's memory
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    @property
+    def span(self) -> Span:
+        return Span(self.line, self.column, self.end_line, self.end_column)
 
     @property
     def text(self) -> str:

@@ -1,0 +1,88 @@
+"""`make fuzz`: a long, coverage-guided fuzz run over the lexer, the parser and the JSON reader.
+
+With atheris (libFuzzer for Python; `pip install atheris`), each input is decoded as UTF-8 and
+fed to `tritoncfg.text.parse`, `format_source` and `parse_json`; anything but a clean result or a
+`SyntaxProblem` is a crash, which libFuzzer saves as `crash-*` in the working directory. The
+seed corpus is the example repository's configs. Without atheris (it builds only for some Python
+versions and platforms), this falls back to the property-based tests under the long `fuzz`
+hypothesis profile (random, 20,000 examples each), and says so.
+
+    python tools/fuzz.py [--runs N] [--seconds S] [libFuzzer flags...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _one_input(data: bytes) -> None:
+    from tritoncfg.text import parse
+    from tritoncfg.text.json_config import parse_json
+    from tritoncfg.text.parser import SyntaxProblem
+    from tritoncfg.text.printer import format_source
+
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return  # tritoncfg reports undecodable files before parsing (TC007)
+    parse(text)
+    parse_json(text)
+    try:
+        formatted = format_source(text)
+    except SyntaxProblem:
+        return
+    if parse(formatted).message != parse(text).message and parse(text).ok:
+        raise AssertionError("fmt changed the meaning of a config")
+
+
+def _seeds(directory: Path) -> Path:
+    for index, path in enumerate(sorted((ROOT / "examples").rglob("config.pbtxt"))):
+        (directory / f"seed{index}").write_bytes(path.read_bytes())
+    return directory
+
+
+def with_atheris(runs: int, seconds: int, extra: list[str]) -> int:
+    import atheris
+
+    with atheris.instrument_imports(include=["tritoncfg"]):
+        import tritoncfg.text.json_config
+        import tritoncfg.text.printer  # noqa: F401
+
+    with tempfile.TemporaryDirectory(prefix="tritoncfg-fuzz-") as work:
+        corpus = _seeds(Path(work))
+        argv = [sys.argv[0], f"-runs={runs}", f"-max_total_time={seconds}", *extra, str(corpus)]
+        print(f"fuzz: atheris over the lexer, parser, printer and JSON reader ({runs} runs max)")
+        atheris.Setup(argv, _one_input)
+        atheris.Fuzz()
+    return 0
+
+
+def with_hypothesis() -> int:
+    print("fuzz: atheris is not installed here; running the property-based tests with the long")
+    print("      `fuzz` hypothesis profile instead (random, 20,000 examples each)")
+    env = dict(os.environ, HYPOTHESIS_PROFILE="fuzz")
+    command = [sys.executable, "-m", "pytest", "-q", str(ROOT / "tests" / "properties")]
+    return subprocess.run(command, env=env, cwd=ROOT, check=False).returncode
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=200_000, help="libFuzzer -runs")
+    parser.add_argument("--seconds", type=int, default=600, help="libFuzzer -max_total_time")
+    args, extra = parser.parse_known_args()
+    try:
+        import atheris  # noqa: F401
+    except ImportError:
+        return with_hypothesis()
+    return with_atheris(args.runs, args.seconds, extra)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,62 @@
+"""`tritoncfg convert FILE --to pbtxt|json`: one config format into the other, formatted."""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tritoncfg.cli.common import EXIT_OK, existing_paths, fail
+
+
+class ConfigFormat(StrEnum):
+    pbtxt = "pbtxt"
+    json = "json"
+
+
+def convert_command(
+    file: Annotated[
+        Path, typer.Argument(help="A config: .json is read as JSON, anything else as pbtxt.")
+    ],
+    to: Annotated[ConfigFormat, typer.Option("--to", help="The format to print.")],
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Write here (atomically) instead of standard output."),
+    ] = None,
+) -> None:
+    """Print a config in the other format: pbtxt as protobuf JSON (proto field names, as Triton's
+    HTTP API writes them), JSON as formatted pbtxt. Comments are kept where the target has them
+    (pbtxt to pbtxt); JSON has none, so pbtxt to JSON drops them and says so on stderr.
+
+    Exit status: 0 converted; 2 unreadable file or a config that does not parse.
+    """
+    from tritoncfg.text.json_config import convert_text
+
+    (path,) = existing_paths([file])
+    try:
+        source = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        fail(f"{path}: cannot read: {exc}")
+    from_json = path.suffix.lower() == ".json"
+    outcome = convert_text(source, from_json=from_json, to_json=to is ConfigFormat.json)
+    if outcome.error is not None:
+        error = outcome.error
+        fail(f"{path}:{error.span.line}:{error.span.column}: {error.message}")
+    if outcome.dropped_comments:
+        count = outcome.dropped_comments
+        sys.stderr.write(
+            f"{path}: note: {count} comment{'s' if count != 1 else ''} dropped: JSON has no comments\n"
+        )
+    if output is None:
+        sys.stdout.write(outcome.text)
+        raise typer.Exit(EXIT_OK)
+    from tritoncfg.atomic import write_atomic
+
+    try:
+        write_atomic(output, outcome.text)
+    except OSError as exc:
+        fail(f"{output}: cannot write: {exc.strerror or exc}")
+    raise typer.Exit(EXIT_OK)
