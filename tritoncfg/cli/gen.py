@@ -18,6 +18,7 @@ import typer
 from tritoncfg.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
+    from tritoncfg.diagnostics import Diagnostic
     from tritoncfg.gen.change import Change
     from tritoncfg.gen.target import Target
 
@@ -56,6 +57,7 @@ def _finish(
     *,
     gpu_memory: int | None = None,
     refuse: frozenset[str] = frozenset(),
+    check: Callable[[Change], list[Diagnostic]] | None = None,
 ) -> None:
     """Run a generator, lint its result, then print the diff or write it."""
     from tritoncfg.gen.change import GenError, blocking_findings, describe, write_change
@@ -67,11 +69,16 @@ def _finish(
         _refuse(str(exc))
     for note in notes:
         sys.stderr.write(f"note: {note}\n")
-    findings = [
-        f
-        for f in blocking_findings(
+    found = (
+        check(change)
+        if check is not None
+        else blocking_findings(
             change.path.parent, change.path, change.after, gpu_memory=gpu_memory, refuse=refuse
         )
+    )
+    findings = [
+        f
+        for f in found
         if not (
             f.code == MISSING_WARMUP_FILE and any(str(p) in f.message for p in change.extra_files)
         )
@@ -85,7 +92,10 @@ def _finish(
     if not write:
         sys.stdout.write(change.diff())
         for path, data in change.extra_files.items():
-            sys.stdout.write(f"+++ {path} ({len(data)} bytes, written with --write)\n")
+            sys.stdout.write(f"# with --write: {path} ({len(data)} bytes)\n")
+        for directory in change.make_dirs:
+            if not directory.is_dir():
+                sys.stdout.write(f"# with --write: {directory}/ (empty version directory)\n")
         raise typer.Exit(EXIT_OK)
     try:
         write_change(change)
@@ -316,3 +326,30 @@ def warmup_command(
     request = gen.WarmupRequest(data, data_dir, dims, count)
     target = _target(model)
     _finish(lambda notes: gen.generate(target, request, notes), write)
+
+
+@app.command("ensemble")
+def ensemble_command(
+    name: Annotated[str, typer.Argument(help="The ensemble's name (its directory).")],
+    step: Annotated[
+        list[str], typer.Option(help="A step model of the repository, in order (repeatable).")
+    ],
+    map_: Annotated[
+        list[str] | None,
+        typer.Option("--map", help="STEP.INPUT=TENSOR: wire a step input by hand (repeatable)."),
+    ] = None,
+    repository: Annotated[
+        Path, typer.Option(help="The model repository holding the steps.")
+    ] = Path(),
+    write: Write = False,
+) -> None:
+    """Write an ensemble model directory (config.pbtxt and an empty version directory 1/)."""
+    from tritoncfg.gen import ensemble as gen
+
+    if not repository.is_dir():
+        _refuse(f"{repository}: not a directory", EXIT_USAGE)
+    _finish(
+        lambda notes: gen.generate(repository, name, step, map_ or [], notes),
+        write,
+        check=lambda change: gen.staged_findings(change, repository, step),
+    )

@@ -35,10 +35,15 @@ class Change:
     after: str
     notes: list[str] = field(default_factory=list)  # how values were chosen, for the output
     extra_files: dict[Path, bytes] = field(default_factory=dict)  # written with the config
+    make_dirs: list[Path] = field(default_factory=list)  # created with the config
 
     @property
     def changed(self) -> bool:
-        return self.before != self.after or bool(self.extra_files)
+        return (
+            self.before != self.after
+            or bool(self.extra_files)
+            or any(not d.is_dir() for d in self.make_dirs)
+        )
 
     def diff(self) -> str:
         old = f"a/{self.path}" if self.before else "/dev/null"
@@ -137,6 +142,8 @@ def write_change(change: Change) -> None:
     for path, data in change.extra_files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         _write_bytes(path, data)
+    for directory in change.make_dirs:
+        directory.mkdir(parents=True, exist_ok=True)
     change.path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(change.path, change.after)
 
