@@ -46,9 +46,9 @@ class Change:
         )
 
     def diff(self) -> str:
-        old = f"a/{self.path}" if self.before else "/dev/null"
+        old = str(self.path) if self.before else "/dev/null"
         lines = difflib.unified_diff(
-            self.before.splitlines(True), self.after.splitlines(True), old, f"b/{self.path}"
+            self.before.splitlines(True), self.after.splitlines(True), old, str(self.path)
         )
         return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
