@@ -60,7 +60,13 @@ def _finish(
     check: Callable[[Change], list[Diagnostic]] | None = None,
 ) -> None:
     """Run a generator, lint its result, then print the diff or write it."""
-    from tritoncfg.gen.change import GenError, blocking_findings, describe, write_change
+    from tritoncfg.gen.change import (
+        GenError,
+        blocking_findings,
+        describe,
+        shown_path,
+        write_change,
+    )
 
     notes: list[str] = []
     try:
@@ -85,23 +91,25 @@ def _finish(
     ]
     if findings:
         sys.stderr.write(describe(findings) + "\n")
-        _refuse(f"{change.path}: the generated config would not load; nothing written")
+        _refuse(f"{shown_path(change.path)}: the generated config would not load; nothing written")
     if not change.changed:
-        sys.stderr.write(f"{change.path}: already as generated; nothing to change\n")
+        sys.stderr.write(f"{shown_path(change.path)}: already as generated; nothing to change\n")
         raise typer.Exit(EXIT_OK)
     if not write:
         sys.stdout.write(change.diff())
         for path, data in change.extra_files.items():
-            sys.stdout.write(f"# with --write: {path} ({len(data)} bytes)\n")
+            sys.stdout.write(f"# with --write: {shown_path(path)} ({len(data)} bytes)\n")
         for directory in change.make_dirs:
             if not directory.is_dir():
-                sys.stdout.write(f"# with --write: {directory}/ (empty version directory)\n")
+                sys.stdout.write(
+                    f"# with --write: {shown_path(directory)}/ (empty version directory)\n"
+                )
         raise typer.Exit(EXIT_OK)
     try:
         write_change(change)
     except OSError as exc:
-        _refuse(f"{change.path}: cannot write: {exc.strerror or exc}", EXIT_USAGE)
-    sys.stderr.write(f"wrote {change.path}\n")
+        _refuse(f"{shown_path(change.path)}: cannot write: {exc.strerror or exc}", EXIT_USAGE)
+    sys.stderr.write(f"wrote {shown_path(change.path)}\n")
     raise typer.Exit(EXIT_OK)
 
 

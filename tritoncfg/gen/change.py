@@ -46,11 +46,21 @@ class Change:
         )
 
     def diff(self) -> str:
-        old = str(self.path) if self.before else "/dev/null"
+        shown = shown_path(self.path)
+        old = shown if self.before else "/dev/null"
         lines = difflib.unified_diff(
-            self.before.splitlines(True), self.after.splitlines(True), old, str(self.path)
+            self.before.splitlines(True), self.after.splitlines(True), old, shown
         )
         return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def shown_path(path: Path) -> str:
+    """A path under the working directory relative to it, as lint and git show paths."""
+    import os
+
+    absolute = path.absolute()
+    cwd = Path.cwd()
+    return os.path.relpath(absolute, cwd) if absolute.is_relative_to(cwd) else str(path)
 
 
 def set_fields(parsed: ParsedConfig, wanted: ModelConfig, names: Iterable[str]) -> str:
@@ -130,7 +140,7 @@ def blocking_findings(
 
 def describe(findings: list[Diagnostic]) -> str:
     return "\n".join(
-        f"{d.path}:{d.span.line}:{d.span.column}: {d.severity.value}: {d.code} {d.message}"
+        f"{shown_path(Path(d.path))}:{d.span.line}:{d.span.column}: {d.severity.value}: {d.code} {d.message}"
         for d in findings
     )
 

@@ -104,5 +104,11 @@ def generate(target: Target, request: GroupRequest, notes: list[str]) -> Change:
         notes.append(
             f"no gpus listed: Triton puts {request.count} instance(s) on every GPU of the host"
         )
+    elif request.kind == "gpu":
+        listed = ", ".join(str(gpu) for gpu in request.gpus)
+        notes.append(
+            f"count is per GPU: {request.count} instance(s) on each of GPUs {listed}, "
+            f"{request.count * len(request.gpus)} in all"
+        )
     text = set_fields(target.parsed, wanted, ("instance_group",))
     return Change(target.config_path, target.parsed.source, text, notes)
