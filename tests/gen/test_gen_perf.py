@@ -136,3 +136,16 @@ def test_bad_input_is_refused_with_file_and_line(tmp_path: Path) -> None:
     assert done.returncode == 1 and "not a perf_analyzer -f CSV" in done.stderr
     both = run("gen", "dynamic-batching", str(model), "--from-perf", str(other), "--preferred", "4")
     assert both.returncode == 2
+
+
+def test_the_knee_at_max_batch_size_writes_no_preferred_size(tmp_path: Path) -> None:
+    from gen.genkit import ONNX_MODEL
+
+    model = corpus_model(ONNX_MODEL, tmp_path / "repo")  # max_batch_size 8; 16 is not usable
+    csv = _sweep_csv(tmp_path / "sweep.csv")
+    shown = run("gen", "dynamic-batching", str(model), "--from-perf", str(csv))
+    assert shown.returncode == 0, shown.stderr
+    assert "which Triton already prefers: no preferred_batch_size written" in shown.stderr
+    assert (
+        "already as generated; nothing to change" in shown.stderr
+    )  # dynamic_batching { } is there
