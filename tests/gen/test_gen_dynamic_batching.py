@@ -102,3 +102,12 @@ def test_build_checks_what_triton_checks() -> None:
     assert block.default_queue_policy.max_queue_size == 16
     assert not block.HasField("default_queue_policy") or block.default_queue_policy.max_queue_size
     assert build(BatchingRequest(priority_levels=3), 8, "m").default_priority_level == 3
+
+
+def test_a_model_with_errors_already_is_refused_with_its_findings(tmp_path: Path) -> None:
+    model = corpus_model(PYTHON_MODEL, tmp_path / "repo")
+    (model / "1" / "model.py").unlink()
+    (model / "1").rmdir()
+    assert any(e.startswith("TC105") for e in errors(model))
+    message = _refused(model)
+    assert "TC105" in message and "has errors already" in message

@@ -91,7 +91,15 @@ def _finish(
     ]
     if findings:
         sys.stderr.write(describe(findings) + "\n")
-        _refuse(f"{shown_path(change.path)}: the generated config would not load; nothing written")
+        already = change.before and blocking_findings(
+            change.path.parent, change.path, change.before, gpu_memory=gpu_memory, refuse=refuse
+        )
+        why = (
+            "the model has errors already (see `tritoncfg lint`); fix them first"
+            if already
+            else "the generated config would not load"
+        )
+        _refuse(f"{shown_path(change.path)}: {why}; nothing written")
     if not change.changed:
         sys.stderr.write(f"{shown_path(change.path)}: already as generated; nothing to change\n")
         raise typer.Exit(EXIT_OK)

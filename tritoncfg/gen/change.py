@@ -125,7 +125,7 @@ def blocking_findings(
     refuse: frozenset[str] = frozenset(),
 ) -> list[Diagnostic]:
     """Lint the model with `text` standing in for its config: the error findings (and those
-    whose code is in `refuse`) in that config."""
+    whose code is in `refuse`) in that config or its model directory."""
     from tritoncfg.api import lint
     from tritoncfg.checks import LintOptions
 
@@ -134,7 +134,8 @@ def blocking_findings(
     return [
         d
         for d in result.diagnostics
-        if Path(d.path) == config_path and (d.severity is Severity.ERROR or d.code in refuse)
+        if Path(d.path).is_relative_to(config_path.parent)  # the config, its model dir, files in it
+        and (d.severity is Severity.ERROR or d.code in refuse)
     ]
 
 

@@ -56,7 +56,7 @@ def read_perf(spec: str, model: str) -> list[Point]:
     batch, _, name = spec.rpartition("=") if "=" in spec else ("", "", spec)
     path = Path(name)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except OSError as exc:
         raise GenError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if text.lstrip().startswith("{"):
