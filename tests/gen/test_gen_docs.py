@@ -49,3 +49,19 @@ def test_example_output(command: str, output: str, tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout
     assert done.stdout == output
+
+
+def test_every_option_is_documented() -> None:
+    import typer
+
+    from tritoncfg.cli.gen import app
+
+    commands = typer.main.get_command(app).commands  # type: ignore[attr-defined]
+    assert len(commands) == 4
+    text = DOC.read_text()
+    for name, command in commands.items():
+        assert f"gen {name}" in text
+        for param in command.params:
+            for option in param.opts:
+                if option.startswith("--") and option != "--help":
+                    assert option in text, f"gen {name} {option} is not in docs/gen.md"
