@@ -28,7 +28,7 @@ def test_round_trip_on_corpus_models(rel: str, tmp_path: Path) -> None:
     assert old == new
 
 
-def test_a_written_block_is_replaced_in_place(tmp_path: Path) -> None:
+def test_a_written_block_is_updated_in_place(tmp_path: Path) -> None:
     model = corpus_model(ONNX_MODEL, tmp_path / "repo")
     config = model / "config.pbtxt"
     config.write_text(
@@ -111,3 +111,23 @@ def test_a_model_with_errors_already_is_refused_with_its_findings(tmp_path: Path
     assert any(e.startswith("TC105") for e in errors(model))
     message = _refused(model)
     assert "TC105" in message and "has errors already" in message
+
+
+def test_options_not_given_keep_the_values_of_the_block(tmp_path: Path) -> None:
+    model = corpus_model(ONNX_MODEL, tmp_path / "repo")
+    config = model / "config.pbtxt"
+    tuned = (
+        "dynamic_batching {\n  preferred_batch_size: [ 4 ]\n  max_queue_delay_microseconds: 300\n}"
+    )
+    config.write_text(config.read_text().replace("dynamic_batching { }", tuned))
+    assert (
+        run("gen", "dynamic-batching", str(model), "--max-queue-size", "64", "--write").returncode
+        == 0
+    )
+    block = parse(config.read_text()).message.dynamic_batching
+    assert list(block.preferred_batch_size) == [4]
+    assert block.max_queue_delay_microseconds == 300
+    assert block.default_queue_policy.max_queue_size == 64
+    cleared = run("gen", "dynamic-batching", str(model), "--preferred", "", "--write")
+    assert cleared.returncode == 0, cleared.stderr
+    assert list(parse(config.read_text()).message.dynamic_batching.preferred_batch_size) == []

@@ -136,7 +136,9 @@ def dynamic_batching_command(
     model: Model,
     preferred: Annotated[
         str | None,
-        typer.Option(help="Preferred batch sizes, e.g. '4,8' (each <= max_batch_size)."),
+        typer.Option(
+            help="Preferred batch sizes, e.g. '4,8' (each <= max_batch_size; '' removes them)."
+        ),
     ] = None,
     max_queue_delay_us: Annotated[
         int | None,
@@ -154,8 +156,12 @@ def dynamic_batching_command(
         typer.Option(min=1, help="Level of requests without a priority (default: the lowest)."),
     ] = None,
     preserve_ordering: Annotated[
-        bool, typer.Option("--preserve-ordering", help="Return responses in request order.")
-    ] = False,
+        bool | None,
+        typer.Option(
+            "--preserve-ordering/--no-preserve-ordering",
+            help="Return responses in request order.",
+        ),
+    ] = None,
     timeout_action: Annotated[
         str | None,
         typer.Option(help="default_queue_policy.timeout_action: REJECT or DELAY."),
@@ -189,7 +195,7 @@ def dynamic_batching_command(
     ] = None,
     write: Write = False,
 ) -> None:
-    """Write the model's dynamic_batching block (replacing the one there)."""
+    """Write the model's dynamic_batching block: the options given, on top of the block there."""
     from tritoncfg.gen import dynamic_batching as gen
 
     if timeout_action is not None and timeout_action.upper() not in ("REJECT", "DELAY"):
@@ -210,7 +216,8 @@ def dynamic_batching_command(
     )
 
     def make(notes: list[str]) -> Change:
-        sizes, delay = _ints(preferred, "--preferred"), max_queue_delay_us
+        sizes = None if preferred is None else _ints(preferred, "--preferred")
+        delay = max_queue_delay_us
         if from_perf:
             sizes, delay = _from_perf(from_perf, target, latency_budget_ms, notes)
         request = gen.BatchingRequest(
@@ -223,7 +230,7 @@ def dynamic_batching_command(
 
 def _from_perf(
     specs: list[str], target: Target, budget_ms: float | None, notes: list[str]
-) -> tuple[tuple[int, ...], int | None]:
+) -> tuple[tuple[int, ...] | None, int | None]:
     from tritoncfg.gen.perf import choose, read_perf
 
     points = [p for spec in specs for p in read_perf(spec, target.name)]
