@@ -105,3 +105,23 @@ def test_element_bytes_sizes() -> None:
     assert len(element_bytes("TYPE_BF16", 3, "random", rng)) == 6
     assert element_bytes("TYPE_INT64", 2, "zero", rng) == bytes(16)
     assert element_bytes("TYPE_STRING", 1, "zero", rng) == b"\x00\x00\x00\x00"
+
+
+def test_inputs_come_from_the_model_file_when_the_config_has_none(tmp_path: Path) -> None:
+    from models.onnxkit import FLOAT, INT64, make_onnx
+
+    model = tmp_path / "repo" / "det"
+    make_onnx(
+        model / "1" / "model.onnx",
+        [("pixels", FLOAT, ["b", 3, 4, 4]), ("ids", INT64, ["b", 2])],
+        [("boxes", FLOAT, ["b", 5])],
+    )
+    (model / "config.pbtxt").write_text('# detector\nbackend: "onnxruntime"\nmax_batch_size: 2\n')
+    assert errors(model) == []
+    _, after = round_trip(model, "warmup", "--data-dir")
+    sample = parse(after).message.model_warmup[-1]
+    assert sample.batch_size == 2
+    assert sorted(sample.inputs) == ["ids", "pixels"]
+    assert list(sample.inputs["pixels"].dims) == [3, 4, 4]
+    assert (model / "warmup" / "pixels.bin").read_bytes() == bytes(3 * 4 * 4 * 4)
+    assert (model / "warmup" / "ids.bin").read_bytes() == bytes(2 * 8)

@@ -219,29 +219,15 @@ def dynamic_batching_command(
         sizes = None if preferred is None else _ints(preferred, "--preferred")
         delay = max_queue_delay_us
         if from_perf:
-            sizes, delay = _from_perf(from_perf, target, latency_budget_ms, notes)
+            from tritoncfg.gen.perf import from_measurements
+
+            sizes, delay = from_measurements(from_perf, target, latency_budget_ms, notes)
         request = gen.BatchingRequest(
             sizes, delay, priority_levels, default_priority_level, preserve_ordering, policy
         )
         return gen.generate(target, request, notes)
 
     _finish(make, write)
-
-
-def _from_perf(
-    specs: list[str], target: Target, budget_ms: float | None, notes: list[str]
-) -> tuple[tuple[int, ...] | None, int | None]:
-    from tritoncfg.gen.perf import choose, read_perf
-
-    points = [p for spec in specs for p in read_perf(spec, target.name)]
-    choice = choose(points, target.parsed.message.max_batch_size, budget_ms)
-    notes.extend(choice.notes)
-    if choice.preferred == target.parsed.message.max_batch_size:
-        notes.append(
-            "that is max_batch_size, which Triton already prefers: no preferred_batch_size written"
-        )
-        return (), choice.delay_us
-    return (choice.preferred,), choice.delay_us
 
 
 @app.command("instance-group")

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tritoncfg.gen.change import GenError
+from tritoncfg.gen.target import Target
 
 KNEE_GAIN = 0.10
 LOAD_COLUMNS = ("Concurrency", "Request Rate")
@@ -166,3 +167,20 @@ def choose(points: list[Point], max_batch_size: int, budget_ms: float | None) ->
         )
     notes.append(f"preferred batch size: {chosen.batch_size}")
     return Choice(chosen.batch_size, delay, tuple(notes))
+
+
+def from_measurements(
+    specs: list[str], target: Target, budget_ms: float | None, notes: list[str]
+) -> tuple[tuple[int, ...], int | None]:
+    """The preferred sizes (`()`: none, Triton's `[max_batch_size]`) and queue delay (None:
+    leave it) that `--from-perf` sets, with the notes that explain them."""
+    points = [p for spec in specs for p in read_perf(spec, target.name)]
+    max_batch_size = target.parsed.message.max_batch_size
+    choice = choose(points, max_batch_size, budget_ms)
+    notes.extend(choice.notes)
+    if choice.preferred == max_batch_size:
+        notes.append(
+            "that is max_batch_size, which Triton already prefers: no preferred_batch_size written"
+        )
+        return (), choice.delay_us
+    return (choice.preferred,), choice.delay_us
