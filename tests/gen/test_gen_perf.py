@@ -149,3 +149,11 @@ def test_the_knee_at_max_batch_size_writes_no_preferred_size(tmp_path: Path) -> 
     assert (
         "already as generated; nothing to change" in shown.stderr
     )  # dynamic_batching { } is there
+
+
+@pytest.mark.parametrize("text", ['{"models": {"m": 1}}', '{"models": [1]}', "{not json", "{}"])
+def test_a_malformed_probe_report_is_refused(text: str, tmp_path: Path) -> None:
+    path = tmp_path / "probe.json"
+    path.write_text(text)
+    with pytest.raises(GenError, match="not a tritoncfg probe report"):
+        read_perf(str(path), "m")

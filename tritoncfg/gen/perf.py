@@ -23,6 +23,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tritoncfg.gen.change import GenError
 from tritoncfg.gen.target import Target
@@ -103,17 +104,22 @@ def read_probe_report(path: Path, text: str, model: str) -> list[Point]:
     """Per batch size, the first OK point of the model in a `tritoncfg probe --format json`
     report: its throughput and p99 (else p90, p50) latency."""
     try:
-        report = json.loads(text)
-        models = report["models"]
-    except (ValueError, KeyError, TypeError):
-        raise GenError(f"{path}: not a tritoncfg probe report (no 'models' list)") from None
-    entry = next((m for m in models if m.get("model") == model), None)
-    if entry is None and len(models) == 1:
-        entry = models[0]
-    if entry is None:
-        raise GenError(f"{path}: the probe report has no model '{model}'")
+        models = json.loads(text)["models"]
+        entry = next((m for m in models if m.get("model") == model), None)
+        if entry is None and len(models) == 1:
+            entry = models[0]
+        if entry is None:
+            raise GenError(f"{path}: the probe report has no model '{model}'")
+        return _probe_points(entry.get("points") or [])
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise GenError(
+            f"{path}: not a tritoncfg probe report (see docs/gen.md for the fields read)"
+        ) from None
+
+
+def _probe_points(points: list[dict[str, Any]]) -> list[Point]:
     found: dict[int, Point] = {}
-    for point in entry.get("points") or []:
+    for point in points:
         size, rate = point.get("batch_size"), point.get("throughput")
         if point.get("status") != "OK" or size is None or rate is None or size in found:
             continue
