@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from tritoncfg import __version__
-from tritoncfg.cli import complete, convert, diff, fmt, lint, probe, rules, verify
+from tritoncfg.cli import complete, convert, diff, fmt, gen, lint, probe, rules, verify
 
 app = typer.Typer(
     name="tritoncfg",
@@ -50,6 +50,7 @@ app.command("config-schema", hidden=True)(
     rules.config_schema_command
 )  # old name of `schema settings`
 app.add_typer(rules.schema_app, name="schema")
+app.add_typer(gen.app)
 
 
 def main() -> None:

@@ -220,6 +220,9 @@ def _append_edit(source: str, fields: list[Field], block: Block | None, text: st
     return Edit(_at(len(lines), len(tail) + 1), ("\n" if tail else "") + body)
 
 
+append_edit = _append_edit  # the generators add top-level fields the same way
+
+
 def _at(line: int, column: int) -> Span:
     return Span(line, column, line, column)
 
@@ -320,6 +323,7 @@ __all__ = [
     "WRITTEN_FIELDS",
     "Merge",
     "MergeError",
+    "append_edit",
     "fields_to_write",
     "merge_config",
     "render_message",

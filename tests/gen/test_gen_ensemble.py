@@ -1,0 +1,171 @@
+"""`gen ensemble`: the tutorial pipeline of the corpus rebuilt, new directories, wiring refusals."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from clikit import run
+from corpus import REAL_WORLD, copy_tree, require_corpus
+from gen.genkit import comment_lines, errors
+from models.onnxkit import FLOAT, make_onnx
+
+from tritoncfg.api import lint
+from tritoncfg.text import parse
+
+PIPELINE = "tutorials/Conceptual_Guide/Part_5-Model_Ensembles/model_repository"
+STEPS = [
+    "detection_preprocessing",
+    "text_detection",
+    "detection_postprocessing",
+    "text_recognition",
+    "recognition_postprocessing",
+]
+ONNX_IO = {
+    "text_detection": (
+        [("input_images:0", FLOAT, ["b", "h", "w", 3])],
+        [
+            ("feature_fusion/Conv_7/Sigmoid:0", FLOAT, ["b", "h", "w", 1]),
+            ("feature_fusion/concat_3:0", FLOAT, ["b", "h", "w", 5]),
+        ],
+    ),
+    "text_recognition": (
+        [("input.1", FLOAT, ["b", 1, 32, 100])],
+        [("308", FLOAT, ["b", 26, 37])],
+    ),
+}
+
+
+def _pipeline(repo: Path) -> Path:
+    copy_tree(require_corpus(REAL_WORLD) / PIPELINE, repo)
+    for step in STEPS:
+        version = repo / step / "1"
+        version.mkdir()
+        if step in ONNX_IO:
+            make_onnx(version / "model.onnx", *ONNX_IO[step])
+        else:
+            (version / "model.py").write_text("# never imported\n")
+    assert run("fmt", str(repo)).returncode == 0
+    return repo
+
+
+def test_round_trip_rebuilds_the_tutorial_ensemble(tmp_path: Path) -> None:
+    repo = _pipeline(tmp_path / "repo")
+    config = repo / "ensemble_model" / "config.pbtxt"
+    before = config.read_text()
+    assert errors(repo) == []
+    args = ["gen", "ensemble", "ensemble_model", "--repository", str(repo)]
+    args += [f"--step={step}" for step in STEPS]
+    shown = run(*args)
+    assert shown.returncode == 0, shown.stderr
+    assert config.read_text() == before and shown.stdout.startswith("--- ")
+    written = run(*args, "--write")
+    assert written.returncode == 0, written.stderr
+    after = config.read_text()
+    assert comment_lines(after) == comment_lines(before)  # the license header, byte for byte
+    assert after.split("\nname:")[0] == before.split("\nname:")[0]
+    result = lint(repo)
+    assert result.files == 6 and not result.has_errors
+    assert [d for d in result.diagnostics if d.code.startswith("TC5")] == []
+    assert run("fmt", "--check", str(config)).returncode == 0
+    message = parse(after).message
+    assert message.max_batch_size == 256
+    assert [t.name for t in message.input] == ["detection_preprocessing_input"]
+    assert [t.name for t in message.output] == ["recognition_postprocessing_output"]
+    steps = {s.model_name: s for s in message.ensemble_scheduling.step}
+    assert dict(steps["text_detection"].input_map) == {
+        "input_images:0": "detection_preprocessing_output"
+    }
+    assert dict(steps["detection_postprocessing"].input_map) == {
+        "detection_postprocessing_input_1": "feature_fusion/Conv_7/Sigmoid:0",
+        "detection_postprocessing_input_2": "feature_fusion/concat_3:0",
+        "detection_postprocessing_input_3": "detection_preprocessing_output",
+    }
+    assert all(s.model_version == -1 for s in steps.values())
+
+
+def _step(
+    repo: Path,
+    name: str,
+    inputs: list[tuple[str, list[int | str]]],
+    outputs: list[tuple[str, list[int | str]]],
+    mbs: int = 8,
+) -> None:
+    make_onnx(
+        repo / name / "1" / "model.onnx",
+        [(n, FLOAT, shape) for n, shape in inputs],
+        [(n, FLOAT, shape) for n, shape in outputs],
+    )
+    (repo / name / "config.pbtxt").write_text(
+        f'# {name}\nbackend: "onnxruntime"\nmax_batch_size: {mbs}\n'
+    )
+
+
+def test_new_ensemble_directory_with_the_smallest_max_batch_size(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    _step(repo, "pre", [("RAW", ["b", 16])], [("FEATS", ["b", 8])], mbs=8)
+    _step(repo, "clf", [("x", ["b", 8])], [("logits", ["b", 3])], mbs=4)
+    done = run(
+        "gen",
+        "ensemble",
+        "pipe",
+        "--step",
+        "pre",
+        "--step",
+        "clf",
+        "--repository",
+        str(repo),
+        "--write",
+    )
+    assert done.returncode == 0, done.stderr
+    assert (repo / "pipe" / "1").is_dir()
+    message = parse((repo / "pipe" / "config.pbtxt").read_text()).message
+    assert message.platform == "ensemble" and message.max_batch_size == 4
+    assert dict(message.ensemble_scheduling.step[1].input_map) == {"x": "FEATS"}
+    assert errors(repo) == []
+
+
+def test_ambiguous_wiring_is_refused_and_map_resolves_it(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    _step(repo, "split", [("RAW", ["b", 16])], [("A", ["b", 8]), ("B", ["b", 8])])
+    _step(repo, "head", [("x", ["b", 8])], [("y", ["b", 2])])
+    args = [
+        "gen",
+        "ensemble",
+        "pipe",
+        "--step",
+        "split",
+        "--step",
+        "head",
+        "--repository",
+        str(repo),
+    ]
+    done = run(*args, "--write")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "input 'x' of step 'head' matches 'A', 'B'" in done.stderr
+    assert not (repo / "pipe").exists()
+    mapped = run(*args, "--map", "head.x=B", "--write")
+    assert mapped.returncode == 0, mapped.stderr
+    message = parse((repo / "pipe" / "config.pbtxt").read_text()).message
+    assert dict(message.ensemble_scheduling.step[1].input_map) == {"x": "B"}
+    assert sorted(t.name for t in message.output) == ["A", "y"]
+    assert errors(repo) == []
+
+
+def test_a_cycle_is_refused_naming_the_tensors(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    _step(repo, "a", [("Y", ["b", 4])], [("X", ["b", 4])])
+    _step(repo, "b", [("X", ["b", 4])], [("Y", ["b", 4])])
+    done = run("gen", "ensemble", "loop", "--step", "a", "--step", "b", "--repository", str(repo))
+    assert done.returncode == 1
+    assert "cycle through the tensors 'X', 'Y'" in done.stderr
+
+
+def test_usage_errors(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    _step(repo, "a", [("X", ["b", 4])], [("Y", ["b", 4])])
+    missing = run("gen", "ensemble", "e", "--step", "nope", "--repository", str(repo))
+    assert missing.returncode == 1 and "no such file" in missing.stderr
+    bad = run("gen", "ensemble", "../e", "--step", "a", "--repository", str(repo))
+    assert bad.returncode == 1 and "invalid ensemble name" in bad.stderr
+    wrong = run("gen", "ensemble", "e", "--step", "a", "--map", "a.Z=T", "--repository", str(repo))
+    assert wrong.returncode == 1 and "--map names no step input: a.Z" in wrong.stderr

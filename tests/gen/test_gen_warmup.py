@@ -1,0 +1,127 @@
+"""`gen warmup`: samples per batch size, data files as Triton reads them, strings, optional inputs."""
+
+from __future__ import annotations
+
+import random
+import struct
+from pathlib import Path
+
+import pytest
+from clikit import run
+from gen.genkit import ONNX_MODEL, PYTHON_MODEL, corpus_model, errors, round_trip
+
+from tritoncfg.gen.warmup import element_bytes
+from tritoncfg.text import parse
+
+
+def test_round_trip_zero_data_per_batch_size(tmp_path: Path) -> None:
+    model = corpus_model(ONNX_MODEL, tmp_path / "repo")
+    config = model / "config.pbtxt"
+    config.write_text(
+        config.read_text().replace(
+            "dynamic_batching { }", "dynamic_batching { preferred_batch_size: [ 4 ] }"
+        )
+    )
+    run("fmt", str(config))
+    _, after = round_trip(model, "warmup")
+    samples = parse(after).message.model_warmup
+    assert [(s.name, s.batch_size) for s in samples] == [
+        ("batch_1", 1),
+        ("batch_4", 4),
+        ("batch_8", 8),
+    ]
+    entry = samples[0].inputs["input.1"]
+    assert entry.zero_data and list(entry.dims) == [1, 32, 100]
+
+
+def test_round_trip_data_files(tmp_path: Path) -> None:
+    model = corpus_model(PYTHON_MODEL, tmp_path / "repo")
+    _, after = round_trip(model, "warmup", "--dim", "INPUT0=16", "--data", "random", "--data-dir")
+    samples = parse(after).message.model_warmup
+    assert [s.batch_size for s in samples] == [1, 64]
+    assert samples[1].inputs["INPUT0"].input_data_file == "INPUT0.bin"
+    data = (model / "warmup" / "INPUT0.bin").read_bytes()
+    values = struct.unpack("<16f", data)  # 16 FP32 values of one request, no batch dim
+    assert all(0.0 <= v < 1.0 for v in values) and len(set(values)) > 1
+
+
+def _string_model(repo: Path, optional: bool = False) -> Path:
+    model = repo / "tok"
+    (model / "1").mkdir(parents=True)
+    (model / "1" / "model.py").write_text("# never imported\n")
+    extra = (
+        '  { name: "MASK" data_type: TYPE_INT32 dims: [ -1 ] optional: true }\n' if optional else ""
+    )
+    (model / "config.pbtxt").write_text(
+        '# tokenizer\nbackend: "python"\nmax_batch_size: 4\n'
+        f'input [\n  {{ name: "TEXT" data_type: TYPE_STRING dims: [ 2 ] }}{"," if optional else ""}\n{extra}]\n'
+        'output [ { name: "IDS" data_type: TYPE_INT64 dims: [ 8 ] } ]\n'
+    )
+    run("fmt", str(model))
+    assert errors(model) == []
+    return model
+
+
+@pytest.mark.parametrize(("data", "expected"), [("zero", [b"", b""]), ("random", None)])
+def test_string_files_are_length_prefixed(
+    data: str, expected: list[bytes] | None, tmp_path: Path
+) -> None:
+    model = _string_model(tmp_path / "repo")
+    round_trip(model, "warmup", "--data", data, "--data-dir")
+    raw = (model / "warmup" / "TEXT.bin").read_bytes()
+    items, at = [], 0
+    while at < len(raw):
+        (length,) = struct.unpack_from("<I", raw, at)
+        items.append(raw[at + 4 : at + 4 + length])
+        at += 4 + length
+    assert at == len(raw) and len(items) == 2
+    if expected is not None:
+        assert items == expected
+    else:
+        assert all(len(item) == 8 and item.isalpha() for item in items)
+
+
+def test_optional_input_with_a_variable_dim_is_left_out(tmp_path: Path) -> None:
+    model = _string_model(tmp_path / "repo", optional=True)
+    done = run("gen", "warmup", str(model))
+    assert done.returncode == 0, done.stderr
+    assert "optional input 'MASK'" in done.stderr and '"MASK"' not in done.stdout
+    _, after = round_trip(model, "warmup", "--dim", "MASK=3")
+    assert list(parse(after).message.model_warmup[0].inputs["MASK"].dims) == [3]
+
+
+def test_refuses_a_variable_dim_without_dim(tmp_path: Path) -> None:
+    model = corpus_model(PYTHON_MODEL, tmp_path / "repo")
+    done = run("gen", "warmup", str(model), "--write")
+    assert done.returncode == 1
+    assert "give --dim INPUT0=SIZE" in done.stderr and "Traceback" not in done.stderr
+    bad = run("gen", "warmup", str(model), "--dim", "NOPE=3")
+    assert bad.returncode == 1 and "NOPE" in bad.stderr
+
+
+def test_element_bytes_sizes() -> None:
+    rng = random.Random(0)
+    assert len(element_bytes("TYPE_FP16", 3, "random", rng)) == 6
+    assert len(element_bytes("TYPE_BF16", 3, "random", rng)) == 6
+    assert element_bytes("TYPE_INT64", 2, "zero", rng) == bytes(16)
+    assert element_bytes("TYPE_STRING", 1, "zero", rng) == b"\x00\x00\x00\x00"
+
+
+def test_inputs_come_from_the_model_file_when_the_config_has_none(tmp_path: Path) -> None:
+    from models.onnxkit import FLOAT, INT64, make_onnx
+
+    model = tmp_path / "repo" / "det"
+    make_onnx(
+        model / "1" / "model.onnx",
+        [("pixels", FLOAT, ["b", 3, 4, 4]), ("ids", INT64, ["b", 2])],
+        [("boxes", FLOAT, ["b", 5])],
+    )
+    (model / "config.pbtxt").write_text('# detector\nbackend: "onnxruntime"\nmax_batch_size: 2\n')
+    assert errors(model) == []
+    _, after = round_trip(model, "warmup", "--data-dir")
+    sample = parse(after).message.model_warmup[-1]
+    assert sample.batch_size == 2
+    assert sorted(sample.inputs) == ["ids", "pixels"]
+    assert list(sample.inputs["pixels"].dims) == [3, 4, 4]
+    assert (model / "warmup" / "pixels.bin").read_bytes() == bytes(3 * 4 * 4 * 4)
+    assert (model / "warmup" / "ids.bin").read_bytes() == bytes(2 * 8)

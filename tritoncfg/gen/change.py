@@ -1,0 +1,187 @@
+"""How every generator changes a config: set top-level fields of `inference.ModelConfig` through
+the comment-preserving edit layer, check the result with `lint`, then show it as a unified diff
+or write it atomically.
+
+A generated field replaces the field it names where it was written (its first occurrence; later
+occurrences of a repeated field written as several blocks are removed), or is added after the
+last top-level field. Everything else in the file — comments, order, layout — is kept byte for
+byte; comments inside a replaced block go with it. New text is in `tritoncfg fmt` style.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tritoncfg.complete.merge import append_edit, render_message
+from tritoncfg.diagnostics import Diagnostic, Severity
+from tritoncfg.schema import ModelConfig
+from tritoncfg.text import ParsedConfig, parse
+from tritoncfg.text.edits import Edit, apply_edits, delete_field
+
+
+class GenError(Exception):
+    """A generator refuses: the message says why (Triton would refuse it, or bad input)."""
+
+
+@dataclass(slots=True)
+class Change:
+    """A generator's outcome for one config file."""
+
+    path: Path
+    before: str  # "" for a new file
+    after: str
+    notes: list[str] = field(default_factory=list)  # how values were chosen, for the output
+    extra_files: dict[Path, bytes] = field(default_factory=dict)  # written with the config
+    make_dirs: list[Path] = field(default_factory=list)  # created with the config
+
+    @property
+    def changed(self) -> bool:
+        return (
+            self.before != self.after
+            or bool(self.extra_files)
+            or any(not d.is_dir() for d in self.make_dirs)
+        )
+
+    def diff(self) -> str:
+        shown = shown_path(self.path)
+        old = shown if self.before else "/dev/null"
+        lines = difflib.unified_diff(
+            self.before.splitlines(True), self.after.splitlines(True), old, shown
+        )
+        return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def shown_path(path: Path) -> str:
+    """A path under the working directory relative to it, as lint and git show paths."""
+    import os
+
+    absolute = path.absolute()
+    cwd = Path.cwd()
+    return os.path.relpath(absolute, cwd) if absolute.is_relative_to(cwd) else str(path)
+
+
+def set_fields(parsed: ParsedConfig, wanted: ModelConfig, names: Iterable[str]) -> str:
+    """The config text with each top-level field of `names` set to its value in `wanted` (a
+    field `wanted` leaves unset is removed). Raises GenError when the file does not parse, and
+    checks that the result binds to exactly the expected message."""
+    if parsed.document is None or not parsed.ok:
+        error = parsed.errors[0]
+        raise GenError(
+            f"{parsed.path}:{error.span.line}:{error.span.column}: {error.message} (fix it first)"
+        )
+    expected = ModelConfig()
+    expected.CopyFrom(parsed.message)
+    edits: list[Edit] = []
+    appended = ModelConfig()
+    for name in names:
+        single = ModelConfig()
+        _copy(wanted, single, name)
+        _copy(wanted, expected, name)
+        written = [f for f in parsed.document.fields if f.name == name]
+        if not written:
+            _copy(wanted, appended, name)
+            continue
+        text = render_message(single).rstrip("\n") if single.ListFields() else ""
+        first, *rest = written
+        edits.append(Edit(first.span, text) if text else delete_field(parsed.source, first))
+        edits.extend(delete_field(parsed.source, other) for other in rest)
+    if appended.ListFields():
+        edits.append(
+            append_edit(parsed.source, parsed.document.fields, None, render_message(appended))
+        )
+    text = apply_edits(parsed.source, edits)
+    check_binds(text, expected)
+    return text
+
+
+def check_binds(text: str, expected: ModelConfig) -> None:
+    reparsed = parse(text)
+    if not reparsed.ok or reparsed.message != expected:
+        raise GenError("internal error: the generated config does not mean what was generated")
+
+
+def _copy(source: ModelConfig, target: ModelConfig, name: str) -> None:
+    target.ClearField(name)
+    fd = source.DESCRIPTOR.fields_by_name[name]
+    if fd.is_repeated:
+        getattr(target, name).extend(getattr(source, name))
+    elif fd.message_type is not None:
+        if source.HasField(name):
+            getattr(target, name).CopyFrom(getattr(source, name))
+    else:
+        setattr(target, name, getattr(source, name))
+
+
+def blocking_findings(
+    model_dir: Path,
+    config_path: Path,
+    text: str,
+    *,
+    gpus: tuple[int, ...] | None = None,
+    gpu_memory: int | None = None,
+    refuse: frozenset[str] = frozenset(),
+) -> list[Diagnostic]:
+    """Lint the model with `text` standing in for its config: the error findings (and those
+    whose code is in `refuse`) in that config or its model directory."""
+    from tritoncfg.api import lint
+    from tritoncfg.checks import LintOptions
+
+    options = LintOptions(gpus=gpus, gpu_memory=gpu_memory)
+    result = lint(model_dir, options, overrides={str(config_path): text})
+    return [
+        d
+        for d in result.diagnostics
+        if Path(d.path).is_relative_to(config_path.parent)  # the config, its model dir, files in it
+        and (d.severity is Severity.ERROR or d.code in refuse)
+    ]
+
+
+def describe(findings: list[Diagnostic]) -> str:
+    return "\n".join(
+        f"{shown_path(Path(d.path))}:{d.span.line}:{d.span.column}: {d.severity.value}: {d.code} {d.message}"
+        for d in findings
+    )
+
+
+def write_change(change: Change) -> None:
+    """Write the config and any extra files, each atomically (extra files first)."""
+    from tritoncfg.atomic import write_atomic
+
+    for path, data in change.extra_files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _write_bytes(path, data)
+    for directory in change.make_dirs:
+        directory.mkdir(parents=True, exist_ok=True)
+    change.path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(change.path, change.after)
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    import os
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; warmup data is read by the server
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+__all__ = [
+    "Change",
+    "GenError",
+    "blocking_findings",
+    "check_binds",
+    "describe",
+    "set_fields",
+    "write_change",
+]

@@ -1,0 +1,220 @@
+"""`gen ensemble`: an ensemble model directory wired from step models of the repository.
+
+Wiring, for each step input in order: a `--map STEP.INPUT=TENSOR` wins; else the output of
+another step with the same name; else the one output of an *earlier* step with the same data type
+and a compatible shape (-1 matches any size; a batching step's tensors carry the batch dim in
+front) — two candidates are refused as ambiguous; else the input becomes an ensemble input. The
+ensemble's inputs are the tensors no step produces, its outputs the tensors no step consumes.
+
+What Triton requires (`model_config_utils.cc`, `ValidateEnsembleSchedulingConfig`;
+`ensemble_utils.cc`, `ValidateEnsembleConfig`): `platform: "ensemble"`, no instance groups,
+optimization or warmup; each step's maps keyed by the composing model's tensor names; every
+ensemble tensor written once and used; the ensemble's `max_batch_size` no larger than any
+batching step's; `model_version: -1` (an omitted version is 0, which must then be loaded); and a
+numeric version directory, which may be empty (`model_lifecycle.cc`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from tritoncfg.diagnostics import Diagnostic
+from tritoncfg.gen.change import Change, GenError, set_fields
+from tritoncfg.gen.target import completed_config, load_target
+from tritoncfg.schema import ModelConfig
+
+VERSION_DIR = "1"
+WRITTEN = ("name", "platform", "max_batch_size", "input", "output", "ensemble_scheduling")
+
+
+@dataclass(slots=True)
+class Step:
+    model: str
+    config: ModelConfig
+    inputs: dict[str, str] = field(default_factory=dict)  # model input -> ensemble tensor
+    outputs: dict[str, str] = field(default_factory=dict)  # model output -> ensemble tensor
+
+    def full_shape(self, dims: list[int]) -> list[int]:
+        return [-1, *dims] if self.config.max_batch_size > 0 else list(dims)
+
+
+def _compatible(a: list[int], b: list[int]) -> bool:
+    return len(a) == len(b) and all(x == y or -1 in (x, y) for x, y in zip(a, b, strict=True))
+
+
+def parse_maps(values: list[str]) -> dict[tuple[str, str], str]:
+    maps = {}
+    for value in values:
+        left, _, tensor = value.partition("=")
+        step, _, name = left.partition(".")
+        if not (step and name and tensor):
+            raise GenError(f"--map expects STEP.INPUT=TENSOR, got {value!r}")
+        maps[(step, name)] = tensor
+    return maps
+
+
+def load_steps(repository: Path, models: list[str]) -> list[Step]:
+    steps = []
+    for model in models:
+        if not model or "/" in model or model in (".", ".."):
+            raise GenError(f"--step expects a model name of the repository, got {model!r}")
+        target = load_target(repository / model)
+        config = completed_config(target)
+        if not config.input or not config.output:
+            raise GenError(f"step model '{model}': its inputs and outputs are not known")
+        steps.append(Step(model, config))
+    return steps
+
+
+def wire(steps: list[Step], maps: dict[tuple[str, str], str]) -> None:
+    """Fill each step's maps (see the module doc). Raises GenError naming the tensors."""
+    producer: dict[str, tuple[int, list[int], int]] = {}  # tensor -> step, full shape, dtype
+    for index, step in enumerate(steps):
+        for made in step.config.output:
+            name = made.name if made.name not in producer else f"{step.model}_{made.name}"
+            step.outputs[made.name] = name
+            producer[name] = (index, step.full_shape(list(made.dims)), made.data_type)
+    unused = set(maps) - {(s.model, t.name) for s in steps for t in s.config.input}
+    if unused:
+        raise GenError(
+            "--map names no step input: " + ", ".join(f"{s}.{i}" for s, i in sorted(unused))
+        )
+    for index, step in enumerate(steps):
+        for tensor in step.config.input:
+            given = maps.get((step.model, tensor.name))
+            if given is not None:
+                step.inputs[tensor.name] = given
+                continue
+            own = producer.get(tensor.name)
+            if own is not None and own[0] != index:
+                step.inputs[tensor.name] = tensor.name
+                continue
+            shape = step.full_shape(list(tensor.dims))
+            matches = [
+                name
+                for name, (at, other, dtype) in producer.items()
+                if at < index and dtype == tensor.data_type and _compatible(shape, other)
+            ]
+            if len(matches) > 1:
+                raise GenError(
+                    f"ambiguous wiring: input '{tensor.name}' of step '{step.model}' matches "
+                    f"{', '.join(repr(m) for m in matches)} by data type and shape; "
+                    f"choose with --map {step.model}.{tensor.name}=TENSOR"
+                )
+            step.inputs[tensor.name] = matches[0] if matches else tensor.name
+
+
+def order(steps: list[Step]) -> list[Step]:
+    """The steps producers first; GenError naming the tensors of a cycle."""
+    made = {t: s.model for s in steps for t in s.outputs.values()}
+    done: list[Step] = []
+    pending = list(steps)
+    while pending:
+        ready = [
+            s
+            for s in pending
+            if all(made.get(t) in (None, *(d.model for d in done)) for t in s.inputs.values())
+        ]
+        if not ready:
+            tensors = sorted({t for s in pending for t in s.inputs.values() if t in made})
+            raise GenError(
+                "the steps form a cycle through the tensors "
+                + ", ".join(repr(t) for t in tensors)
+                + " (use --map to wire them differently)"
+            )
+        done.extend(ready)
+        pending = [s for s in pending if s not in ready]
+    return done
+
+
+def build(name: str, steps: list[Step]) -> ModelConfig:
+    """The ensemble's config from wired steps (in producer-first order)."""
+    config = ModelConfig(name=name, platform="ensemble")
+    batching = [s.config.max_batch_size for s in steps if s.config.max_batch_size > 0]
+    unbatched_ok = all(
+        dims and dims[0] == -1
+        for s in steps
+        if s.config.max_batch_size <= 0
+        for dims in [*(t.dims for t in s.config.input), *(t.dims for t in s.config.output)]
+    )
+    config.max_batch_size = min(batching) if batching and unbatched_ok else 0
+    consumed = [v for s in steps for v in s.inputs.values()]
+    produced = [v for s in steps for v in s.outputs.values()]
+    for step in steps:
+        for tensor in step.config.input:
+            wired = step.inputs[tensor.name]
+            if wired not in produced and wired not in [t.name for t in config.input]:
+                full = step.full_shape(list(tensor.dims))
+                config.input.add(name=wired, data_type=tensor.data_type, dims=_dims(full, config))
+        for made in step.config.output:
+            wired = step.outputs[made.name]
+            if wired not in consumed:
+                full = step.full_shape(list(made.dims))
+                config.output.add(name=wired, data_type=made.data_type, dims=_dims(full, config))
+        entry = config.ensemble_scheduling.step.add(model_name=step.model, model_version=-1)
+        entry.input_map.update(step.inputs)
+        entry.output_map.update(step.outputs)
+    return config
+
+
+def _dims(full: list[int], config: ModelConfig) -> list[int]:
+    return full[1:] if config.max_batch_size > 0 else full
+
+
+def generate(
+    repository: Path, name: str, models: list[str], maps: list[str], notes: list[str]
+) -> Change:
+    from tritoncfg.complete.merge import render_message
+    from tritoncfg.text import parse
+
+    if not name or "/" in name or "\\" in name or name in (".", "..") or name.startswith("."):
+        raise GenError(f"invalid ensemble name {name!r}")
+    if len(set(models)) != len(models):
+        raise GenError("a model is given twice as --step")
+    if name in models:
+        raise GenError(f"the ensemble '{name}' cannot be one of its own steps")
+    steps = load_steps(repository, models)
+    wire(steps, parse_maps(maps))
+    config = build(name, order(steps))
+    path = repository / name / "config.pbtxt"
+    for step in config.ensemble_scheduling.step:
+        wiring = ", ".join(f"{k} <- {v}" for k, v in sorted(step.input_map.items()))
+        notes.append(f"step {step.model_name}: {wiring}")
+    if path.is_file():
+        before = path.read_text(encoding="utf-8")
+        after = set_fields(parse(before, str(path)), config, WRITTEN)
+    else:
+        before, after = "", render_message(config)
+    change = Change(path, before, after, notes)
+    change.make_dirs = [path.parent / VERSION_DIR]
+    return change
+
+
+def staged_findings(change: Change, repository: Path, models: list[str]) -> list[Diagnostic]:
+    """Lint the ensemble in a scratch repository holding it and its steps (files hard-linked
+    where the file system allows, else copied): the ensemble rules need the steps' configs."""
+    import shutil
+    import tempfile
+
+    from tritoncfg.gen.change import blocking_findings
+
+    with tempfile.TemporaryDirectory(prefix="tritoncfg-gen-") as scratch:
+        root = Path(scratch)
+        for model in models:
+            shutil.copytree(repository / model, root / model, copy_function=_link_or_copy)
+        staged = root / change.path.parent.name / "config.pbtxt"
+        (staged.parent / VERSION_DIR).mkdir(parents=True)
+        staged.write_text(change.after, encoding="utf-8")
+        found = blocking_findings(root, staged, change.after)
+    return [replace(d, path=str(change.path)) for d in found]
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    import os
+    import shutil
+
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)

@@ -1,0 +1,192 @@
+"""Measurements for `gen dynamic-batching --from-perf`: perf_analyzer CSVs and probe reports, and
+the rule that turns them into a preferred batch size and a queue delay.
+
+perf_analyzer's `-f` CSV (`report_writer.cc`, `ReportWriter::GenerateReport`) has one header line,
+a first column `Concurrency` or `Request Rate`, `Inferences/Second`, and latency columns
+(`p50 latency` ... `p99 latency`) in integer microseconds. It has no batch-size column: the client
+batch size is perf_analyzer's `-b`. A batch-size sweep is therefore given either as one CSV with
+a `Batch` column the user adds (the `-b` of each row), or as one file per `-b`, written `B=FILE`.
+
+The rule: per batch size, the throughput is the best `Inferences/Second` of its rows and the
+latency is the p99 (else p95, p90, p50) of its lowest-load row. Walking the sizes upward, the
+preferred size is the first size from which the next measured size gains less than
+`KNEE_GAIN` (10%) throughput per doubling of the batch; with a latency budget it is the largest
+size up to that one whose latency fits the budget, and the queue delay is what is left of the
+budget after that latency.
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tritoncfg.gen.change import GenError
+from tritoncfg.gen.target import Target
+
+KNEE_GAIN = 0.10
+LOAD_COLUMNS = ("Concurrency", "Request Rate")
+THROUGHPUT = "Inferences/Second"
+LATENCIES = ("p99 latency", "p95 latency", "p90 latency", "p50 latency", "Avg latency")
+BATCH_COLUMNS = ("Batch", "Batch Size", "batch_size")
+RULE = (
+    f"preferred size = the first batch size after which throughput grows by less than "
+    f"{KNEE_GAIN:.0%} per doubling"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    batch_size: int
+    throughput: float  # inferences per second
+    latency_us: float | None  # p99 (or the highest percentile measured) at the lowest load
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    preferred: int
+    delay_us: int | None
+    notes: tuple[str, ...]
+
+
+def read_perf(spec: str, model: str) -> list[Point]:
+    """Points from `FILE` or `B=FILE` (a perf_analyzer CSV) or a probe JSON report."""
+    batch, _, name = spec.rpartition("=") if "=" in spec else ("", "", spec)
+    path = Path(name)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise GenError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if text.lstrip().startswith("{"):
+        return read_probe_report(path, text, model)
+    fixed = None
+    if batch:
+        if not batch.isdigit() or int(batch) < 1:
+            raise GenError(f"--from-perf {spec}: expected B=FILE with B a batch size >= 1")
+        fixed = int(batch)
+    return read_perf_csv(path, text, fixed)
+
+
+def read_perf_csv(path: Path, text: str, batch: int | None) -> list[Point]:
+    rows = list(csv.DictReader(text.splitlines()))
+    header = list(rows[0].keys()) if rows else []
+    load = next((c for c in LOAD_COLUMNS if c in header), None)
+    if load is None or THROUGHPUT not in header:
+        raise GenError(
+            f"{path}:1:1: not a perf_analyzer -f CSV (needs a '{LOAD_COLUMNS[0]}' or "
+            f"'{LOAD_COLUMNS[1]}' column and '{THROUGHPUT}')"
+        )
+    batch_column = next((c for c in BATCH_COLUMNS if c in header), None)
+    latency_column = next((c for c in LATENCIES if c in header), None)
+    grouped: dict[int, list[tuple[float, float, float | None]]] = {}
+    for line, row in enumerate(rows, start=2):
+        try:
+            size = int(row[batch_column]) if batch_column else (batch or 1)
+            values = (
+                float(row[load]),
+                float(row[THROUGHPUT]),
+                float(row[latency_column]) if latency_column else None,
+            )
+        except (TypeError, ValueError):
+            raise GenError(f"{path}:{line}:1: a row with a missing or non-numeric value") from None
+        grouped.setdefault(size, []).append(values)
+    return [
+        Point(size, max(t for _, t, _ in found), min(found)[2])
+        for size, found in sorted(grouped.items())
+    ]
+
+
+def read_probe_report(path: Path, text: str, model: str) -> list[Point]:
+    """Per batch size, the first OK point of the model in a `tritoncfg probe --format json`
+    report: its throughput and p99 (else p90, p50) latency."""
+    try:
+        models = json.loads(text)["models"]
+        entry = next((m for m in models if m.get("model") == model), None)
+        if entry is None and len(models) == 1:
+            entry = models[0]
+        if entry is None:
+            raise GenError(f"{path}: the probe report has no model '{model}'")
+        return _probe_points(entry.get("points") or [])
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise GenError(
+            f"{path}: not a tritoncfg probe report (see docs/gen.md for the fields read)"
+        ) from None
+
+
+def _probe_points(points: list[dict[str, Any]]) -> list[Point]:
+    found: dict[int, Point] = {}
+    for point in points:
+        size, rate = point.get("batch_size"), point.get("throughput")
+        if point.get("status") != "OK" or size is None or rate is None or size in found:
+            continue
+        latency = point.get("latency_ms") or {}
+        ms = next((latency[k] for k in ("p99", "p90", "p50") if latency.get(k) is not None), None)
+        found[int(size)] = Point(int(size), float(rate), None if ms is None else ms * 1000.0)
+    return [found[size] for size in sorted(found)]
+
+
+def gain_per_doubling(low: Point, high: Point) -> float:
+    doublings = math.log2(high.batch_size / low.batch_size)
+    if low.throughput <= 0:
+        return math.inf
+    return float((high.throughput / low.throughput) ** (1.0 / doublings) - 1.0)
+
+
+def choose(points: list[Point], max_batch_size: int, budget_ms: float | None) -> Choice:
+    """The preferred size and queue delay the measurements support (see the module doc)."""
+    usable = [p for p in points if p.batch_size <= max_batch_size]
+    if len(usable) < 2:
+        raise GenError(
+            "the measurements need at least two batch sizes up to max_batch_size "
+            f"{max_batch_size} (run perf_analyzer with several -b; see docs/gen.md)"
+        )
+    notes = [f"rule: {RULE}"]
+    knee = usable[-1]
+    for low, high in itertools.pairwise(usable):
+        gain = gain_per_doubling(low, high)
+        notes.append(
+            f"batch {low.batch_size} -> {high.batch_size}: {low.throughput:.1f} -> "
+            f"{high.throughput:.1f} infer/s, {gain:+.1%} per doubling"
+        )
+        if gain < KNEE_GAIN:
+            knee = low
+            break
+    chosen, delay = knee, None
+    if budget_ms is not None:
+        budget_us = budget_ms * 1000.0
+        fitting = [p for p in usable if p.batch_size <= knee.batch_size]
+        fitting = [p for p in fitting if p.latency_us is None or p.latency_us <= budget_us]
+        if not fitting:
+            raise GenError(
+                f"no measured batch size runs within the latency budget of {budget_ms:g} ms"
+            )
+        chosen = fitting[-1]
+        spent = chosen.latency_us or 0.0
+        delay = max(0, int(budget_us - spent))
+        notes.append(
+            f"latency budget {budget_ms:g} ms - p99 {spent / 1000:.3f} ms at batch "
+            f"{chosen.batch_size} = max_queue_delay_microseconds {delay}"
+        )
+    notes.append(f"preferred batch size: {chosen.batch_size}")
+    return Choice(chosen.batch_size, delay, tuple(notes))
+
+
+def from_measurements(
+    specs: list[str], target: Target, budget_ms: float | None, notes: list[str]
+) -> tuple[tuple[int, ...], int | None]:
+    """The preferred sizes (`()`: none, Triton's `[max_batch_size]`) and queue delay (None:
+    leave it) that `--from-perf` sets, with the notes that explain them."""
+    points = [p for spec in specs for p in read_perf(spec, target.name)]
+    max_batch_size = target.parsed.message.max_batch_size
+    choice = choose(points, max_batch_size, budget_ms)
+    notes.extend(choice.notes)
+    if choice.preferred == max_batch_size:
+        notes.append(
+            "that is max_batch_size, which Triton already prefers: no preferred_batch_size written"
+        )
+        return (), choice.delay_us
+    return (choice.preferred,), choice.delay_us
