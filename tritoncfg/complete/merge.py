@@ -245,7 +245,7 @@ def _field_text(fd: FieldDescriptor, value: Any) -> str:
         if entry_type.GetOptions().map_entry:
             entry_class = message_factory.GetMessageClass(entry_type)
             entries = []
-            for key in value:
+            for key in sorted(value):  # as protobuf's text printers do: stable across runs
                 entry = entry_class(key=key)
                 if isinstance(value[key], Message):
                     entry.value.CopyFrom(value[key])  # type: ignore[attr-defined]
