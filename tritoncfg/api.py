@@ -11,6 +11,7 @@ from pathlib import Path
 from tritoncfg.checks import RULES, LintOptions, run_checks
 from tritoncfg.checks.selection import PathFilters, RuleSelection
 from tritoncfg.checks.suppress import UNUSED, apply_suppressions
+from tritoncfg.cloud.url import is_cloud
 from tritoncfg.diagnostics import Diagnostic, Severity
 from tritoncfg.text import ParsedConfig, parse
 from tritoncfg.workspace import Workspace
@@ -54,10 +55,20 @@ def lint(
     *,
     overrides: Mapping[str, str] | None = None,
 ) -> LintResult:
-    """Every finding for the given paths, sorted by file and position."""
+    """Every finding for the given paths, sorted by file and position.
+
+    A cloud URL (`s3://`, `gs://`, `as://`) is read through fsspec (the `tritoncfg[cloud]` extra);
+    its findings are named by object URL. Raises CloudUrlError or CloudError when it cannot be."""
+    items = [paths] if isinstance(paths, str | Path) else list(paths)
+    if any(is_cloud(item) for item in items):
+        from tritoncfg.cloud.lint import lint_staged
+
+        return lint_staged(
+            items, lambda local: lint(local, options, selection, filters, overrides=overrides)
+        )
     with _collector_paused():
         return _lint(
-            paths,
+            items,
             options or LintOptions(),
             selection or RuleSelection(),
             filters or PathFilters(),

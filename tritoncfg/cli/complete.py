@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
-from tritoncfg.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, fail
+from tritoncfg.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, fail, refuse_cloud
 
 if TYPE_CHECKING:
     from google.protobuf.descriptor import Descriptor
@@ -78,6 +78,8 @@ def complete_command(
     from tritoncfg.settings import SettingsError, load_settings
     from tritoncfg.workspace import load
 
+    if write:
+        refuse_cloud(paths, "complete --write")
     targets = [_target(path, write) for path in paths]
     try:
         settings = load_settings(targets[0])
