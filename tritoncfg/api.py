@@ -122,7 +122,8 @@ def _lint(
         if not filters.excluded(model.path)
     ]
     unrouted, selected = _route(_repository_findings(repositories, job, chosen), chosen)
-    cache = LintCache(cache_dir, job) if cache_dir is not None and not overrides else None
+    inputs = [i for r in repositories for i in r.inputs]
+    cache = LintCache(cache_dir, job, inputs) if cache_dir is not None and not overrides else None
     outcomes = [cache.lookup(s) if cache is not None else None for s in selected]
     todo = [s for s, outcome in zip(selected, outcomes, strict=True) if outcome is None]
     fresh = iter(lint_selected(repositories, todo, job, jobs))

@@ -25,6 +25,7 @@ from tritoncfg.text.edits import Edit
 from tritoncfg.text.span import Span
 
 CACHE_DIRNAME = ".tritoncfg_cache"
+MAX_FILES = 64  # one file per run key and set of linted paths; the oldest beyond this are removed
 ABSENT = "absent"  # the key of a model that does not exist (an ensemble step not there yet)
 
 
@@ -91,10 +92,13 @@ def _entry_name(selected: Selected) -> str:
 class LintCache:
     """One run's view of the cache directory."""
 
-    def __init__(self, directory: Path, job: LintJob) -> None:
-        self.file = directory / f"lint-{run_key(job)[:32]}.json"
+    def __init__(self, directory: Path, job: LintJob, inputs: Iterable[Path]) -> None:
+        # per set of linted paths too: a pre-commit run over a few files reads a small file
+        where = hashlib.sha256(repr(sorted(map(str, inputs))).encode()).hexdigest()
+        self.file = directory / f"lint-{run_key(job)[:24]}-{where[:16]}.json"
         self.directory = directory
         self.entries: dict[str, Any] = {}
+        self.hits = 0
         self._own: dict[tuple[str, str], str] = {}
         try:
             loaded = json.loads(self.file.read_text(encoding="utf-8"))
@@ -131,6 +135,8 @@ class LintCache:
     def store(self, results: Iterable[tuple[Selected, ModelOutcome]]) -> None:
         """Record every model's outcome (with its dependencies' keys) and write the cache."""
         pairs = list(results)
+        if self.hits == len(pairs) == len(self.entries):
+            return  # nothing changed: nothing to write
         direct = {(str(s.repository.root), s.dir.name): o.deps for s, o in pairs}
         models: dict[str, Any] = {}
         for selected, outcome in pairs:
@@ -156,6 +162,9 @@ class LintCache:
             if not gitignore.exists():
                 write_atomic(gitignore, "# written by tritoncfg\n*\n")
             write_atomic(self.file, json.dumps(content, separators=(",", ":")))
+            files = sorted(self.directory.glob("lint-*.json"), key=lambda p: p.stat().st_mtime)
+            for old in files[:-MAX_FILES]:
+                old.unlink(missing_ok=True)
         except OSError:
             pass  # a read-only checkout: lint works, only uncached
 

@@ -190,6 +190,23 @@ def lint_command(
             "--diff", help="Show the fixes as a unified diff; change nothing (exit 1 if any)."
         ),
     ] = False,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            help="Processes to lint with. Default: one per core for a few hundred models or more.",
+        ),
+    ] = None,
+    cache: Annotated[
+        bool | None,
+        typer.Option(
+            "--cache/--no-cache",
+            help="Reuse unchanged models' findings from .tritoncfg_cache/ (default: on).",
+            show_default=False,
+        ),
+    ] = None,
     color: Annotated[Color, typer.Option(help="Colour in text output.")] = Color.auto,
 ) -> None:
     """Check configs the way Triton loads them, and report every problem with file:line:col.
@@ -265,7 +282,9 @@ def lint_command(
             raise typer.Exit(EXIT_FINDINGS if result else EXIT_OK)
         assert not isinstance(result, bool)
     else:
-        result = _lint(paths, options, selection, filters)
+        cached = cache if cache is not None else settings.get("cache", True)
+        cache_dir = settings.base / ".tritoncfg_cache" if cached and local == paths else None
+        result = _lint(paths, options, selection, filters, jobs, cache_dir)
     _render(output_format, result, quiet=quiet, color=color, statistics=statistics)
     strict_exit = (
         warnings_as_errors
@@ -278,13 +297,20 @@ def lint_command(
     raise typer.Exit(EXIT_FINDINGS if failing else EXIT_OK)
 
 
-def _lint(paths: list[Path | str], options: Any, selection: Any, filters: Any) -> Any:
+def _lint(
+    paths: list[Path | str],
+    options: Any,
+    selection: Any,
+    filters: Any,
+    jobs: int | None,
+    cache_dir: Path | None,
+) -> Any:
     """The lint, with a cloud repository that cannot be read reported as a usage error."""
     from tritoncfg.api import lint
     from tritoncfg.cloud.url import CloudUrlError
 
     try:
-        return lint(paths, options, selection, filters)
+        return lint(paths, options, selection, filters, jobs=jobs, cache_dir=cache_dir)
     except CloudUrlError as error:
         fail(str(error))
     except Exception as error:
