@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -113,8 +114,12 @@ def _lint(
     cache_dir: Path | None = None,
 ) -> LintResult:
     items = [paths] if isinstance(paths, str | Path) else list(paths)
-    repositories = discover_many(items, config_name=options.config_name)
     job = LintJob(options, tuple(selection.active()), selection, filters, dict(overrides or {}))
+    inputs = [Path(os.path.abspath(item)) for item in items]
+    cache = LintCache(cache_dir, job, inputs) if cache_dir is not None and not overrides else None
+    repositories = discover_many(
+        items, config_name=options.config_name, **({"scan_one": cache.scans} if cache else {})
+    )
     chosen = [
         (repository, model)
         for repository in repositories
@@ -122,8 +127,6 @@ def _lint(
         if not filters.excluded(model.path)
     ]
     unrouted, selected = _route(_repository_findings(repositories, job, chosen), chosen)
-    inputs = [i for r in repositories for i in r.inputs]
-    cache = LintCache(cache_dir, job, inputs) if cache_dir is not None and not overrides else None
     outcomes = [cache.lookup(s) if cache is not None else None for s in selected]
     todo = [s for s, outcome in zip(selected, outcomes, strict=True) if outcome is None]
     fresh = iter(lint_selected(repositories, todo, job, jobs))

@@ -21,6 +21,7 @@ from tritoncfg import __version__
 from tritoncfg.diagnostics import Diagnostic, Fix, Severity, TritonVerdict
 from tritoncfg.lintrun import LintJob, ModelOutcome, Selected
 from tritoncfg.repository import ModelDir, Repository, RepositoryError
+from tritoncfg.repository.reuse import ScanReuse, Signature, signature
 from tritoncfg.text.edits import Edit
 from tritoncfg.text.span import Span
 
@@ -53,10 +54,16 @@ def _stats(model: ModelDir) -> list[tuple[str, int, int]]:
     return found
 
 
-def model_key(model: ModelDir | None) -> str:
-    """What a model's outcome depends on, besides its peers: its config bytes and its files."""
+def model_key(model: ModelDir | None, recorded: Signature | None = None) -> str:
+    """What a model's outcome depends on, besides its peers: the modification times and sizes
+    of its directories and files (the config among them), or, where those cannot be trusted
+    (symlinks), what discovery found, the files' sizes and times, and the config's bytes."""
     if model is None:
         return ABSENT
+    found = recorded if recorded is not None else signature(model)
+    if found is not None:
+        text = repr([found, str(model.config_path), model.config_exists])
+        return hashlib.sha256(text.encode()).hexdigest()
     digest = hashlib.sha256(repr(model).encode())
     digest.update(repr(_stats(model)).encode())
     if model.config_exists:
@@ -100,17 +107,21 @@ class LintCache:
         self.entries: dict[str, Any] = {}
         self.hits = 0
         self._own: dict[tuple[str, str], str] = {}
+        scans: dict[str, Any] = {}
         try:
             loaded = json.loads(self.file.read_text(encoding="utf-8"))
             if isinstance(loaded, dict) and loaded.get("version") == __version__:
                 self.entries = dict(loaded["models"])
+                scans = dict(loaded["scans"])
         except (OSError, ValueError, KeyError, TypeError):
             self.entries = {}  # a missing or corrupt cache: lint everything
+        self.scans = ScanReuse(scans)
 
     def own(self, repository: Repository, name: str) -> str:
         key = (str(repository.root), name)
         if key not in self._own:
-            self._own[key] = model_key(repository.model(name))
+            model = repository.model(name)
+            self._own[key] = model_key(model, self.scans.signature_of(model))
         return self._own[key]
 
     def lookup(self, selected: Selected) -> ModelOutcome | None:
@@ -126,6 +137,7 @@ class LintCache:
             routed = [_diagnostic_json(d) for d in selected.routed]
             if routed != entry["routed"]:
                 return None
+            self.hits += 1
             return ModelOutcome(
                 diagnostics, dict(entry["sources"]), bool(entry["linted"]), tuple(entry["direct"])
             )
@@ -135,7 +147,8 @@ class LintCache:
     def store(self, results: Iterable[tuple[Selected, ModelOutcome]]) -> None:
         """Record every model's outcome (with its dependencies' keys) and write the cache."""
         pairs = list(results)
-        if self.hits == len(pairs) == len(self.entries):
+        same_scans = self.scans.reused == len(self.scans.now) == len(self.scans.previous)
+        if same_scans and self.hits == len(pairs) == len(self.entries):
             return  # nothing changed: nothing to write
         direct = {(str(s.repository.root), s.dir.name): o.deps for s, o in pairs}
         models: dict[str, Any] = {}
@@ -151,7 +164,7 @@ class LintCache:
                 "sources": outcome.sources,
                 "linted": outcome.linted,
             }
-        self._write({"version": __version__, "models": models})
+        self._write({"version": __version__, "models": models, "scans": self.scans.now})
 
     def _write(self, content: dict[str, Any]) -> None:
         from tritoncfg.atomic import write_atomic

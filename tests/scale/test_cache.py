@@ -103,3 +103,33 @@ def test_cli_caches_unless_told_not_to(tmp_path: Path) -> None:
     (other / "pyproject.toml").write_text("[tool.tritoncfg]\ncache = false\n")
     run("lint", str(other), cwd=other)
     assert not (other / ".tritoncfg_cache").exists()
+
+
+def test_a_file_added_or_removed_in_a_version_dir_is_seen(tmp_path: Path) -> None:
+    root = write_repository(tmp_path / "repo", 20)
+    lint(root, cache_dir=_cache(tmp_path))
+    (root / model_name(3) / "1" / "model.py").unlink()  # the python model loses its model file
+    (root / model_name(4) / "2").mkdir()  # a new version directory, empty
+    (root / model_name(5) / "1" / "extra.bin").write_bytes(b"1234")
+
+    again = lint(root, cache_dir=_cache(tmp_path))
+
+    assert sorted(again.relinted) == [model_name(3), model_name(4), model_name(5)]
+    assert again.diagnostics == lint(root).diagnostics
+    assert any(d.model == model_name(4) for d in again.diagnostics)
+
+
+def test_a_reused_scan_is_the_scan(tmp_path: Path) -> None:
+    from tritoncfg.repository import discover
+    from tritoncfg.repository.reuse import decode, encode
+
+    model = tmp_path / "repo" / "m"
+    for rel in ("1/model.py", "2abc/x", "01/y", "warmup/w.bin", "configs/h100.pbtxt", "labels.txt"):
+        (model / rel).parent.mkdir(parents=True, exist_ok=True)
+        (model / rel).write_text("x")
+    (model / "config.pbtxt").write_text('backend: "python"\n')
+    repository = discover(tmp_path / "repo", config_name="h100")
+    (scanned,) = repository.models
+    issues = tuple(i for i in repository.issues if i.model == "m")
+    assert scanned.ignored_version_dirs and scanned.warmup_entries and scanned.alternative_configs
+    assert decode(encode(scanned, issues)) == (scanned, issues)
