@@ -36,7 +36,9 @@ def signature(model: ModelDir) -> Signature | None:
     try:
         for path in dirs:
             found.append([str(path), os.stat(path).st_mtime_ns, -1])
-        for name in sorted({str(e.path) for e in entries if e.is_file}):
+        files = {str(e.path) for e in entries if e.is_file}
+        files.update(str(p) for p in model.alternative_configs)  # configs/*.pbtxt
+        for name in sorted(files):
             info = os.stat(name)
             found.append([name, info.st_mtime_ns, info.st_size])
     except OSError:
