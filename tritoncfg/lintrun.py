@@ -38,9 +38,14 @@ class LintJob:
     filters: PathFilters
     overrides: Mapping[str, str] = field(default_factory=dict)
 
+    chosen: frozenset[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "chosen", frozenset(r.code for r in self.rules))
+
     def finish(self, found: Sequence[Diagnostic]) -> list[Diagnostic]:
         """Only the selected rules' findings, outside ignored paths, with their severity."""
-        chosen = {r.code for r in self.rules}
+        chosen = self.chosen
         kept = []
         for d in found:
             rule = RULES[d.code]
