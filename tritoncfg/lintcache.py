@@ -10,8 +10,6 @@ Entries are JSON, written atomically; an unreadable or corrupt cache is ignored,
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -30,13 +28,22 @@ MAX_FILES = 64  # one file per run key and set of linted paths; the oldest beyon
 ABSENT = "absent"  # the key of a model that does not exist (an ensemble step not there yet)
 
 
+def digest(data: bytes) -> str:
+    """A 64-bit checksum (CRC-32 and Adler-32) for naming and keying cache entries: hashlib would
+    load OpenSSL, which costs a one-file lint more than its whole cache. The keys it names are
+    compared in full where a collision could matter (the run's key is stored in the file)."""
+    import zlib
+
+    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
+
+
 def run_key(job: LintJob) -> str:
     backend = job.options.backend_dir
     installed = sorted(os.listdir(backend)) if backend is not None and backend.is_dir() else []
     text = repr(
         (__version__, job.options, sorted(r.code for r in job.rules), job.selection, job.filters)
     )
-    return hashlib.sha256(f"{text}{installed}".encode()).hexdigest()
+    return f"{text}{installed}"
 
 
 def _stats(model: ModelDir) -> list[tuple[str, int, int]]:
@@ -63,15 +70,15 @@ def model_key(model: ModelDir | None, recorded: Signature | None = None) -> str:
     found = recorded if recorded is not None else signature(model)
     if found is not None:
         text = repr([found, str(model.config_path), model.config_exists])
-        return hashlib.sha256(text.encode()).hexdigest()
-    digest = hashlib.sha256(repr(model).encode())
-    digest.update(repr(_stats(model)).encode())
+        return text
+    text = repr([repr(model), _stats(model)])
     if model.config_exists:
         try:
-            digest.update(model.read_config_bytes())
+            data = model.read_config_bytes()
+            text += f"config {len(data)} {digest(data)}"
         except RepositoryError as error:
-            digest.update(f"unreadable: {error}".encode())
-    return digest.hexdigest()
+            text += f"unreadable: {error}"
+    return text
 
 
 def _diagnostic_json(d: Diagnostic) -> list[Any]:
@@ -100,9 +107,11 @@ class LintCache:
     """One run's view of the cache directory."""
 
     def __init__(self, directory: Path, job: LintJob, inputs: Iterable[Path]) -> None:
+        import json
+
         # per set of linted paths too: a pre-commit run over a few files reads a small file
-        where = hashlib.sha256(repr(sorted(map(str, inputs))).encode()).hexdigest()
-        self.file = directory / f"lint-{run_key(job)[:24]}-{where[:16]}.json"
+        self.run = f"{run_key(job)} {sorted(map(str, inputs))}"
+        self.file = directory / f"lint-{digest(self.run.encode())}.json"
         self.directory = directory
         self.entries: dict[str, Any] = {}
         self.hits = 0
@@ -110,7 +119,7 @@ class LintCache:
         scans: dict[str, Any] = {}
         try:
             loaded = json.loads(self.file.read_text(encoding="utf-8"))
-            if isinstance(loaded, dict) and loaded.get("version") == __version__:
+            if isinstance(loaded, dict) and loaded.get("run") == self.run:
                 self.entries = dict(loaded["models"])
                 scans = dict(loaded["scans"])
         except (OSError, ValueError, KeyError, TypeError):
@@ -164,9 +173,11 @@ class LintCache:
                 "sources": outcome.sources,
                 "linted": outcome.linted,
             }
-        self._write({"version": __version__, "models": models, "scans": self.scans.now})
+        self._write({"run": self.run, "models": models, "scans": self.scans.now})
 
     def _write(self, content: dict[str, Any]) -> None:
+        import json
+
         from tritoncfg.atomic import write_atomic
 
         try:
