@@ -27,8 +27,10 @@ def test_triton_url_forms(url: str, expected: CloudUrl) -> None:
 @pytest.mark.parametrize(
     ("url", "why"),
     [
-        ("s3://host:/b/r", "port is required"),
-        ("s3://https://host/b/r", "port is required"),
+        ("s3://host:/b/r", "with the port"),
+        ("s3://https://host/b/r", "with the port"),
+        ("s3://host:9000/Bucket/r", "lower-case bucket"),
+        ("s3://host:9000/b/a b", "path segments"),
         ("s3://", "no bucket"),
         ("gs://", "no bucket"),
         ("as://account", "no bucket or container"),

@@ -15,9 +15,11 @@ from dataclasses import dataclass
 
 SCHEMES = ("s3://", "gs://", "as://")
 
-# S3FileSystem's endpoint form: optional http(s)://, host, mandatory :port, then /bucket/path
+# S3FileSystem's endpoint form (its `s3_regex_`, matched in full after repeated slashes are
+# collapsed): optional http(s)://, host, mandatory :port, a lower-case bucket, then the path
 _S3_ENDPOINT = re.compile(
-    r"s3://(?:(?P<proto>https?)://)?(?P<host>[0-9a-zA-Z\-.]+):(?P<port>[0-9]+)/(?P<rest>.*)"
+    r"s3://(?:(?P<proto>https?)://)?(?P<host>[0-9a-zA-Z\-.]+):(?P<port>[0-9]+)/"
+    r"(?P<rest>[0-9a-z.\-]+(?:/[0-9a-zA-Z.\-_]+)*)/?"
 )
 
 
@@ -57,7 +59,7 @@ def _split(rest: str, url: str) -> tuple[str, str]:
 def parse_url(url: str) -> CloudUrl:
     """Raises CloudUrlError for a URL Triton would not accept as a repository."""
     if url.startswith("s3://"):
-        endpoint = _S3_ENDPOINT.fullmatch(url)
+        endpoint = _S3_ENDPOINT.fullmatch(re.sub(r"(?<!:)/{2,}", "/", url))
         if endpoint is not None:
             scheme = endpoint["proto"] or "http"  # Triton's S3 endpoint form is HTTP by default
             bucket, prefix = _split(endpoint["rest"], url)
@@ -65,8 +67,9 @@ def parse_url(url: str) -> CloudUrl:
             return CloudUrl(url, "s3", bucket, prefix, endpoint=where)
         if re.match(r"s3://(https?://|[^/]*:)", url):
             raise CloudUrlError(
-                f"{url}: an S3 endpoint is written 's3://host:port/bucket/path' "
-                "(the port is required, as in Triton)"
+                f"{url}: an S3 endpoint is written 's3://host:port/bucket/path', with the "
+                "port, a lower-case bucket, and path segments of letters, digits, '.', '-' "
+                "and '_', as Triton's S3 filesystem requires"
             )
         return CloudUrl(url, "s3", *_split(url[len("s3://") :], url))
     if url.startswith("gs://"):
