@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from tritoncfg.checks import RULES, LintOptions, run_checks
+from tritoncfg.checks import LintOptions
+from tritoncfg.checks.engine import check_repositories
+from tritoncfg.checks.registry import CheckContext
 from tritoncfg.checks.selection import PathFilters, RuleSelection
-from tritoncfg.checks.suppress import UNUSED, apply_suppressions
+from tritoncfg.cloud.url import is_cloud
 from tritoncfg.diagnostics import Diagnostic, Severity
+from tritoncfg.lintcache import LintCache
+from tritoncfg.lintrun import LintJob, Selected, lint_selected
+from tritoncfg.repository import ModelDir, Repository, discover_many
 from tritoncfg.text import ParsedConfig, parse
-from tritoncfg.workspace import Workspace
+from tritoncfg.workspace import Workspace, load_model
 from tritoncfg.workspace import load as load_workspace
 
 
@@ -24,6 +30,7 @@ class LintResult:
     models: int
     sources: dict[str, str] = field(default_factory=dict)  # config path -> text, for snippets
     file_paths: list[str] = field(default_factory=list)  # the config files that were linted
+    relinted: list[str] = field(default_factory=list)  # the models linted, not taken from the cache
 
     def count(self, severity: Severity) -> int:
         return sum(d.severity is severity for d in self.diagnostics)
@@ -53,15 +60,33 @@ def lint(
     filters: PathFilters | None = None,
     *,
     overrides: Mapping[str, str] | None = None,
+    jobs: int | None = None,
+    cache_dir: Path | None = None,
 ) -> LintResult:
-    """Every finding for the given paths, sorted by file and position."""
+    """Every finding for the given paths, sorted by file and position.
+
+    `jobs`: processes to lint with (None: one per core above a few hundred models; the output is
+    the same). `cache_dir`: reuse the outcome of unchanged models from there (`.tritoncfg_cache`).
+
+    A cloud URL (`s3://`, `gs://`, `as://`) is read through fsspec (the `tritoncfg[cloud]` extra);
+    its findings are named by object URL. Raises CloudUrlError or CloudError when it cannot be."""
+    items = [paths] if isinstance(paths, str | Path) else list(paths)
+    if any(is_cloud(item) for item in items):
+        from tritoncfg.cloud.lint import lint_staged
+
+        return lint_staged(
+            items,
+            lambda local: lint(local, options, selection, filters, overrides=overrides, jobs=jobs),
+        )
     with _collector_paused():
         return _lint(
-            paths,
+            items,
             options or LintOptions(),
             selection or RuleSelection(),
             filters or PathFilters(),
             overrides,
+            jobs,
+            cache_dir,
         )
 
 
@@ -85,36 +110,83 @@ def _lint(
     selection: RuleSelection,
     filters: PathFilters,
     overrides: Mapping[str, str] | None,
+    jobs: int | None = None,
+    cache_dir: Path | None = None,
 ) -> LintResult:
-    workspace = load(paths, config_name=options.config_name, overrides=overrides)
-    if filters.exclude:
-        workspace.models = [m for m in workspace.models if not filters.excluded(m.dir.path)]
-    rules = selection.active()
-    found = run_checks(workspace, options, rules)
-    found = apply_suppressions(found, workspace, report_unused=any(r.code == UNUSED for r in rules))
-    chosen = {r.code for r in rules}
-    diagnostics = []
-    for d in found:
-        rule = RULES[d.code]
-        if d.code not in chosen or filters.ignored(rule, d.path):
-            continue
-        severity = selection.severity(rule, d.severity)
-        if d.fix is not None and d.path.lower().endswith(".json"):
-            d = replace(d, fix=None)  # fixes are text-format edits; JSON configs get none
-        diagnostics.append(d if severity is d.severity else replace(d, severity=severity))
-    diagnostics.sort(key=lambda d: (d.sort_key[0], d.code == "TC009", d.sort_key))
-    configs = [m for m in workspace.models if m.config is not None]
+    items = [paths] if isinstance(paths, str | Path) else list(paths)
+    job = LintJob(options, tuple(selection.active()), selection, filters, dict(overrides or {}))
+    inputs = [Path(os.path.abspath(item)) for item in items]
+    cache = LintCache(cache_dir, job, inputs) if cache_dir is not None and not overrides else None
+    repositories = discover_many(
+        items, config_name=options.config_name, **({"scan_one": cache.scans} if cache else {})
+    )
+    chosen = [
+        (repository, model)
+        for repository in repositories
+        for model in repository.models
+        if not filters.excluded(model.path)
+    ]
+    unrouted, selected = _route(_repository_findings(repositories, job, chosen), chosen)
+    outcomes = [cache.lookup(s) if cache is not None else None for s in selected]
+    todo = [s for s, outcome in zip(selected, outcomes, strict=True) if outcome is None]
+    fresh = iter(lint_selected(repositories, todo, job, jobs))
+    outcomes = [outcome if outcome is not None else next(fresh) for outcome in outcomes]
+    done = [o for o in outcomes if o is not None]
+    if cache is not None:
+        cache.store(zip(selected, done, strict=True))
+    found = [*job.finish(unrouted), *(d for o in done for d in o.diagnostics)]
+    unique = {(d.code, d.path, d.span, d.message): d for d in found}
+    diagnostics = sorted(
+        unique.values(), key=lambda d: (d.sort_key[0], d.code == "TC009", d.sort_key)
+    )
+    linted = [(s, o) for s, o in zip(selected, done, strict=True) if o.linted]
     return LintResult(
         diagnostics,
-        files=len(configs),
-        models=len(workspace.models),
-        sources={
-            m.config_path: m.config.source
-            for m in (*configs, *workspace.loaded_alternatives)  # TC915 points into alternatives
-            if m.config is not None
-        },
-        file_paths=[m.config_path for m in configs],
+        files=len(linted),
+        models=len(selected),
+        sources={path: text for o in done for path, text in o.sources.items()},
+        file_paths=[str(s.dir.config_path) for s, _ in linted],
+        relinted=[s.dir.name for s in todo],
     )
+
+
+def _repository_findings(
+    repositories: tuple[Repository, ...],
+    job: LintJob,
+    chosen: list[tuple[Repository, ModelDir]],
+) -> list[Diagnostic]:
+    """The repository rules' findings. The GPU memory total (--gpu-memory) needs every model's
+    config, so only then are they read here."""
+    models = (
+        [load_model(m, r, job.overrides) for r, m in chosen]
+        if job.options.gpu_memory is not None
+        else []
+    )
+    workspace = Workspace(repositories, models, dict(job.overrides))
+    ctx = CheckContext(workspace, job.options)
+    return check_repositories(workspace, ctx, list(job.rules))
+
+
+def _route(
+    found: list[Diagnostic], chosen: list[tuple[Repository, ModelDir]]
+) -> tuple[list[Diagnostic], list[Selected]]:
+    """Repository findings inside a selected model's directory go with that model (its
+    config's file-level suppression comments apply to them); the others stay apart."""
+    index = {model.path: i for i, (_, model) in enumerate(chosen)}
+    routed: list[list[Diagnostic]] = [[] for _ in chosen]
+    unrouted = []
+    for diagnostic in found:
+        path = Path(diagnostic.path)
+        owner = next((index[p] for p in (path, *path.parents) if p in index), None)
+        if owner is None:
+            unrouted.append(diagnostic)
+        else:
+            routed[owner].append(diagnostic)
+    selected = [
+        Selected(model, repository, tuple(routed[i]))
+        for i, (repository, model) in enumerate(chosen)
+    ]
+    return unrouted, selected
 
 
 def format(text: str) -> str:

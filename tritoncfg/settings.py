@@ -38,6 +38,10 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "additionalProperties": {"enum": SEVERITIES},
         },
         "warnings-as-errors": {"type": "boolean", "description": "Exit 1 on warnings too."},
+        "cache": {
+            "type": "boolean",
+            "description": "Reuse unchanged models' findings from .tritoncfg_cache/ (default true).",
+        },
         "triton-mode": {
             "enum": ["default", "strict"],
             "description": "Triton's auto-complete on (default) or off.",

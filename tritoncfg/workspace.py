@@ -61,9 +61,12 @@ class Workspace:
     overrides: Mapping[str, str] = field(default_factory=dict)
     _peers: dict[tuple[Path, str], LoadedModel | None] = field(default_factory=dict)
     _alternatives: dict[int, tuple[LoadedModel, ...]] = field(default_factory=dict)
+    # the names of the peers asked for since it was last set (the cache's dependencies)
+    asked: set[str] = field(default_factory=set)
 
     def peer(self, model: LoadedModel, name: str) -> LoadedModel | None:
         """Another model of the same repository root (for ensemble steps), loaded on demand."""
+        self.asked.add(name)
         if not self._peers:
             for loaded in self.models:  # the selected models are each other's peers
                 self._peers.setdefault((loaded.repository.root, loaded.name), loaded)
@@ -89,6 +92,18 @@ class Workspace:
                 load_model(other, model.repository, self.overrides) for other in dirs
             )
         return self._alternatives[key]
+
+    def only(self, model: LoadedModel) -> Workspace:
+        """A view of the workspace with `model` as its one selected model (its suppressions and
+        alternatives only); peers are shared."""
+        alternatives = self._alternatives.get(id(model))
+        return Workspace(
+            self.repositories,
+            [model],
+            self.overrides,
+            self._peers,
+            {} if alternatives is None else {id(model): alternatives},
+        )
 
     @property
     def loaded_alternatives(self) -> list[LoadedModel]:

@@ -46,38 +46,57 @@ def _skipped_note(model: LoadedModel, skipped: list[Rule]) -> Diagnostic:
     )
 
 
-def run_checks(
-    workspace: Workspace, options: LintOptions, rules: Iterable[Rule] | None = None
+def check_repositories(
+    workspace: Workspace, ctx: CheckContext, active: list[Rule]
 ) -> list[Diagnostic]:
-    """All diagnostics for the workspace, sorted by file and position."""
-    active = list(RULES.values()) if rules is None else list(rules)
-    ctx = CheckContext(workspace, options)
+    """The findings of the repository-scope rules, for every repository of the workspace."""
     found: list[Diagnostic] = []
     for repository in workspace.repositories:
         for rule in active:
             if rule.scope == "repository":
                 for finding in rule.check(repository, ctx):  # type: ignore[arg-type]
                     found.append(_diagnostic(rule, finding, str(repository.root), None))
-    plan = RulePlan(active)
-    for model in workspace.models:
-        skipped: list[Rule] = []
-        meaningful = checkable(model, options)
-        # rule families whose feature the config does not use have nothing to find: not called
-        computed = ctx.findings_of(model)  # what the ensemble checks already asked for
-        for rule in plan.for_config(ctx.config(model) if meaningful else None):
-            if rule.needs_valid_config and not meaningful:
-                if model.config is not None:
-                    skipped.append(rule)
-                continue
-            findings = computed.get(rule.code)
-            if findings is None:
-                findings = computed[rule.code] = list(rule.check(model, ctx))  # type: ignore[arg-type]
-            for finding in findings:
-                found.append(_diagnostic(rule, finding, model.config_path, model.name))
-        if skipped:
-            found.append(_skipped_note(model, skipped))
+    return found
+
+
+def check_model(model: LoadedModel, ctx: CheckContext, plan: RulePlan) -> list[Diagnostic]:
+    """The findings of the model-scope rules for one model, in rule order."""
+    found: list[Diagnostic] = []
+    skipped: list[Rule] = []
+    meaningful = checkable(model, ctx.options)
+    # rule families whose feature the config does not use have nothing to find: not called
+    computed = ctx.findings_of(model)  # what the ensemble checks already asked for
+    for rule in plan.for_config(ctx.config(model) if meaningful else None):
+        if rule.needs_valid_config and not meaningful:
+            if model.config is not None:
+                skipped.append(rule)
+            continue
+        findings = computed.get(rule.code)
+        if findings is None:
+            findings = computed[rule.code] = list(rule.check(model, ctx))  # type: ignore[arg-type]
+        for finding in findings:
+            found.append(_diagnostic(rule, finding, model.config_path, model.name))
+    if skipped:
+        found.append(_skipped_note(model, skipped))
+    return found
+
+
+def sort_diagnostics(found: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """Deduplicated, by file and position; the skipped-checks note closes its file's list."""
     unique = {(d.code, d.path, d.span, d.message): d for d in found}
-    # the skipped-checks note closes its file's list
     return sorted(
         unique.values(), key=lambda d: (d.sort_key[0], d.code == CHECKS_SKIPPED, d.sort_key)
     )
+
+
+def run_checks(
+    workspace: Workspace, options: LintOptions, rules: Iterable[Rule] | None = None
+) -> list[Diagnostic]:
+    """All diagnostics for the workspace, sorted by file and position."""
+    active = list(RULES.values()) if rules is None else list(rules)
+    ctx = CheckContext(workspace, options)
+    found = check_repositories(workspace, ctx, active)
+    plan = RulePlan(active)
+    for model in workspace.models:
+        found.extend(check_model(model, ctx, plan))
+    return sort_diagnostics(found)

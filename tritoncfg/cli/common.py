@@ -38,6 +38,21 @@ def fail(message: str) -> NoReturn:
     raise typer.Exit(EXIT_USAGE)
 
 
+CLOUD_PREFIXES = ("s3:/", "gs:/", "as:/")  # as a Path writes them: `s3://b` becomes `s3:/b`
+
+
+def refuse_cloud(paths: list[Path], command: str) -> None:
+    """Cloud repositories are read-only for tritoncfg: commands that write refuse them (exit 2)."""
+    for path in paths:
+        text = str(path)
+        if text.startswith(CLOUD_PREFIXES):
+            url = f"{text[:3]}//{text[4:].lstrip('/')}"
+            fail(
+                f"{url}: {command} writes files, and cloud repositories are read-only for "
+                "tritoncfg; lint them in place, or copy them to a local folder to change them"
+            )
+
+
 def existing_paths(paths: list[Path]) -> list[Path]:
     for path in paths:
         if not path.exists() and not path.is_symlink():

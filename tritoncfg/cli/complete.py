@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from tritoncfg.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, fail
+from tritoncfg.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, fail, refuse_cloud
 
 if TYPE_CHECKING:
     from tritoncfg.complete.full import FullCompletion
@@ -76,6 +76,8 @@ def complete_command(
     from tritoncfg.settings import SettingsError, load_settings
     from tritoncfg.workspace import load
 
+    if write:
+        refuse_cloud(paths, "complete --write")
     targets = [_target(path, write) for path in paths]
     try:
         settings = load_settings(targets[0])

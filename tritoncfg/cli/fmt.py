@@ -8,7 +8,14 @@ from typing import Annotated
 
 import typer
 
-from tritoncfg.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, existing_paths, fail
+from tritoncfg.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_USAGE,
+    existing_paths,
+    fail,
+    refuse_cloud,
+)
 
 CONFIG_GLOBS = ("config.pbtxt", "configs/*.pbtxt")
 
@@ -83,6 +90,7 @@ def fmt_command(
         fail("give at least one PATH, or --stdin")
     changed: list[Path] = []
     broken = 0
+    refuse_cloud(paths, "fmt")
     for path in config_files(existing_paths(paths)):
         try:
             source = path.read_bytes().decode("utf-8")  # no newline translation: CRLF -> LF

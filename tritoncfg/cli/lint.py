@@ -9,7 +9,15 @@ from typing import Annotated, Any
 
 import typer
 
-from tritoncfg.cli.common import EXIT_FINDINGS, EXIT_OK, Color, existing_paths, fail, use_color
+from tritoncfg.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    Color,
+    existing_paths,
+    fail,
+    refuse_cloud,
+    use_color,
+)
 
 
 class OutputFormat(StrEnum):
@@ -89,10 +97,13 @@ def _overrides(values: list[str] | None, configured: dict[str, str]) -> dict[str
 
 
 def lint_command(
-    paths: Annotated[
-        list[Path],
+    raw_paths: Annotated[
+        list[str],
         typer.Argument(
-            help="Model repositories, model directories or config files.", show_default=False
+            metavar="PATHS...",
+            help="Model repositories, model directories or config files; s3://, gs:// and as:// "
+            "repositories are read through the cloud extra.",
+            show_default=False,
         ),
     ],
     output_format: Annotated[
@@ -179,6 +190,23 @@ def lint_command(
             "--diff", help="Show the fixes as a unified diff; change nothing (exit 1 if any)."
         ),
     ] = False,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            help="Processes to lint with. Default: one per core for a few hundred models or more.",
+        ),
+    ] = None,
+    cache: Annotated[
+        bool | None,
+        typer.Option(
+            "--cache/--no-cache",
+            help="Reuse unchanged models' findings from .tritoncfg_cache/ (default: on).",
+            show_default=False,
+        ),
+    ] = None,
     color: Annotated[Color, typer.Option(help="Colour in text output.")] = Color.auto,
 ) -> None:
     """Check configs the way Triton loads them, and report every problem with file:line:col.
@@ -186,7 +214,6 @@ def lint_command(
     Exit status: 0 no error findings, 1 error findings (or warnings with --warnings-as-errors),
     2 usage error or unreadable path.
     """
-    from tritoncfg.api import lint
     from tritoncfg.checks import LintOptions
     from tritoncfg.checks.registry import TritonMode
     from tritoncfg.checks.selection import (
@@ -195,11 +222,18 @@ def lint_command(
         SelectorError,
         check_selectors,
     )
+    from tritoncfg.cloud import is_cloud
     from tritoncfg.settings import SettingsError, load_settings
 
-    paths = existing_paths(paths)
+    paths: list[Path | str] = [p if is_cloud(p) else Path(p) for p in raw_paths]
+    local = [p for p in paths if isinstance(p, Path)]
+    existing_paths(local)
+    if apply_fixes or show_diff:
+        refuse_cloud([Path(p) for p in paths if isinstance(p, str)], "lint --fix")
     try:
-        settings = load_settings(paths[0], config=config, isolated=isolated)
+        settings = load_settings(
+            local[0] if local else Path.cwd(), config=config, isolated=isolated
+        )
     except SettingsError as exc:
         fail(str(exc))
     mode: TritonMode = (
@@ -248,7 +282,9 @@ def lint_command(
             raise typer.Exit(EXIT_FINDINGS if result else EXIT_OK)
         assert not isinstance(result, bool)
     else:
-        result = lint(paths, options, selection, filters)
+        cached = cache if cache is not None else settings.get("cache", True)
+        cache_dir = settings.base / ".tritoncfg_cache" if cached and local == paths else None
+        result = _lint(paths, options, selection, filters, jobs, cache_dir)
     _render(output_format, result, quiet=quiet, color=color, statistics=statistics)
     strict_exit = (
         warnings_as_errors
@@ -261,8 +297,38 @@ def lint_command(
     raise typer.Exit(EXIT_FINDINGS if failing else EXIT_OK)
 
 
+def _lint(
+    paths: list[Path | str],
+    options: Any,
+    selection: Any,
+    filters: Any,
+    jobs: int | None,
+    cache_dir: Path | None,
+) -> Any:
+    """The lint, with a cloud repository that cannot be read reported as a usage error."""
+    from tritoncfg.api import lint
+    from tritoncfg.cloud.url import CloudUrlError
+
+    try:
+        return lint(paths, options, selection, filters, jobs=jobs, cache_dir=cache_dir)
+    except CloudUrlError as error:
+        fail(str(error))
+    except Exception as error:
+        from tritoncfg.cloud.stage import CloudError
+
+        if isinstance(error, CloudError):
+            fail(str(error))
+        raise
+
+
 def _fix(
-    paths: list[Path], options: Any, selection: Any, filters: Any, *, unsafe: bool, diff_only: bool
+    paths: list[Path | str],
+    options: Any,
+    selection: Any,
+    filters: Any,
+    *,
+    unsafe: bool,
+    diff_only: bool,
 ) -> Any:
     """Apply fixes (or print them as a diff). Returns the lint of the fixed files, or, with
     `diff_only`, whether anything would change."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -106,7 +106,12 @@ def _issue_key(issue: LayoutIssue) -> tuple[bytes, str, str]:
     return (os.fsencode(str(issue.path)), issue.kind, issue.detail)
 
 
-def _build(root: Path, targets: list[_Target], config_name: str | None) -> Repository:
+ScanModel = Callable[[Path, Path, Path, ConfigChoice], tuple[ModelDir, tuple[LayoutIssue, ...]]]
+
+
+def _build(
+    root: Path, targets: list[_Target], config_name: str | None, scan_one: ScanModel = scan_model
+) -> Repository:
     kind = max((t.kind for t in targets), key=_KIND_RANK.__getitem__)
     issues: list[LayoutIssue] = [i for t in targets for i in t.issues]
     inputs = tuple(sorted({t.input for t in targets}, key=lambda p: os.fsencode(str(p))))
@@ -125,7 +130,7 @@ def _build(root: Path, targets: list[_Target], config_name: str | None) -> Repos
 
     selected: dict[tuple[str, Path], ModelDir] = {}
     for pick in picks:
-        model, model_issues = scan_model(root / pick.name, root, root_real, pick.choice)
+        model, model_issues = scan_one(root / pick.name, root, root_real, pick.choice)
         selected.setdefault((model.name, model.config_path), model)
         issues.extend(model_issues)
     chosen = {name for name, _ in selected}
@@ -143,18 +148,22 @@ def _build(root: Path, targets: list[_Target], config_name: str | None) -> Repos
 
 
 def discover_many(
-    paths: Iterable[Path | str], *, config_name: str | None = None
+    paths: Iterable[Path | str],
+    *,
+    config_name: str | None = None,
+    scan_one: ScanModel = scan_model,
 ) -> tuple[Repository, ...]:
     """Discover several paths at once, merged per repository root and deduplicated.
 
     Pre-commit passes file names (`a/config.pbtxt b/configs/x.pbtxt`); every file of one
-    root ends up in one `Repository`, each root scanned once. Sorted by root."""
+    root ends up in one `Repository`, each root scanned once. Sorted by root. `scan_one` scans a
+    selected model directory (the lint cache answers it from unchanged earlier scans)."""
     groups: dict[Path, list[_Target]] = {}
     for raw in paths:
         target = _target(raw, config_name)
         groups.setdefault(target.root.resolve(), []).append(target)
     ordered = sorted(groups.items(), key=lambda item: os.fsencode(str(item[0])))
-    return tuple(_build(targets[0].root, targets, config_name) for _, targets in ordered)
+    return tuple(_build(targets[0].root, targets, config_name, scan_one) for _, targets in ordered)
 
 
 def discover(path: Path | str, *, config_name: str | None = None) -> Repository:

@@ -243,6 +243,7 @@ class Repository:
     inputs: tuple[Path, ...]  # the paths discovery was given
     scan: Callable[[str], ModelDir] | None = field(default=None, compare=False, repr=False)
     _scanned: dict[str, ModelDir] = field(default_factory=dict, compare=False, repr=False)
+    _selected: dict[str, ModelDir] = field(default_factory=dict, compare=False, repr=False)
 
     def _context(self, name: str) -> ModelDir | None:
         if name not in self.context_names or self.scan is None:
@@ -265,5 +266,8 @@ class Repository:
         return tuple(sorted(seen.values(), key=lambda m: byte_order(m.name)))
 
     def model(self, name: str) -> ModelDir | None:
-        selected = next((m for m in self.models if m.name == name), None)
+        if not self._selected and self.models:  # by name, the first of a duplicated name
+            for model in reversed(self.models):
+                self._selected[model.name] = model
+        selected = self._selected.get(name)
         return selected if selected is not None else self._context(name)

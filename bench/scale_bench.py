@@ -1,0 +1,193 @@
+"""Benchmark lint at scale on repositories built from real-world configs.
+
+The configs of ../shared/corpus/real_world (templates left out) are copied, renamed
+`m00000_<name>`, into a temporary repository (never kept, never committed). Every lint runs in a
+fresh subprocess that reports its wall time and peak memory (getrusage: its own, and its pool
+workers'). Timings are printed, never asserted.
+
+1. lint of --models (2,000) models, serial, no cache, against the bare `text_format.Parse` loop
+   over the same texts. Target: <= 1.5x.
+2. lint of --large (20,000) models with the process pool, against the bare serial parse loop
+   (target: no slower, <= 1.0x), and the speed-up per added core (1, 2, ... processes).
+3. The cached re-lint of the --large repository against the uncached lint (target: >= 10x).
+
+    python bench/scale_bench.py [--models 2000] [--large 20000] [--corpus DIR] [--runs 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT.parent / "shared" / "corpus" / "real_world"
+WIDTH = 44
+SMALL_TARGET = 1.5
+POOL_TARGET = 1.0
+CACHE_TARGET = 10.0
+
+CHILD = """
+import json, resource, sys, time
+sys.path.insert(0, {root!r})
+from pathlib import Path
+from tritoncfg.api import lint
+start = time.perf_counter()  # the import is the start-up bench's (parse_bench.py)
+cache = {cache!r}
+result = lint(Path({repo!r}), jobs={jobs!r}, cache_dir=Path(cache) if cache else None)
+wall = time.perf_counter() - start
+own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(json.dumps({{"wall": wall, "rss_kib": own, "worker_rss_kib": workers,
+    "findings": len(result.diagnostics), "relinted": len(result.relinted)}}))
+"""
+
+PARSE_CHILD = """
+import json, resource, sys, time
+sys.path.insert(0, {root!r})
+from pathlib import Path
+from google.protobuf import text_format
+from tritoncfg.schema import ModelConfig
+paths = sorted(Path({repo!r}).glob("*/config.pbtxt"))
+start = time.perf_counter()
+failed = 0
+for path in paths:
+    try:
+        text_format.Parse(path.read_text(encoding="utf-8"), ModelConfig())
+    except text_format.ParseError:
+        failed += 1
+wall = time.perf_counter() - start
+print(json.dumps({{"wall": wall, "rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+    "failed": failed}}))
+"""
+
+
+def corpus_configs(corpus: Path) -> list[tuple[str, str]]:
+    """(model name, config text) of every real-world config that is not a template."""
+    index = corpus / "INDEX.tsv"
+    if not index.is_file():
+        sys.exit(
+            f"scale_bench: corpus not found at {corpus} (../shared/corpus beside the checkout)"
+        )
+    found = []
+    with index.open(encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle, delimiter="\t"):
+            path = corpus / row["corpus_path"]
+            if row["is_template"] == "no" and path.suffix == ".pbtxt" and path.is_file():
+                found.append((path.parent.name, path.read_text(encoding="utf-8", errors="replace")))
+    return found
+
+
+def build(root: Path, configs: list[tuple[str, str]], count: int) -> None:
+    """`count` models, the corpus configs in turn, each with a `1/` version directory."""
+    for i in range(count):
+        name, text = configs[i % len(configs)]
+        model = root / f"m{i:05d}_{name}"
+        (model / "1").mkdir(parents=True)
+        (model / "config.pbtxt").write_text(text, encoding="utf-8")
+
+
+def measure(code: str, runs: int) -> dict[str, Any]:
+    """The best of `runs` fresh subprocesses (by wall time)."""
+    best: dict[str, Any] | None = None
+    for _ in range(runs):
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=False
+        )
+        if done.returncode != 0:
+            sys.exit(f"scale_bench: a measurement failed:\n{done.stderr}")
+        result = json.loads(done.stdout.strip().splitlines()[-1])
+        if best is None or result["wall"] < best["wall"]:
+            best = result
+    assert best is not None
+    return best
+
+
+def lint_run(repo: Path, runs: int, jobs: int | None, cache: Path | None = None) -> dict[str, Any]:
+    code = CHILD.format(
+        root=str(ROOT), repo=str(repo), jobs=jobs, cache=str(cache) if cache else None
+    )
+    return measure(code, runs)
+
+
+def line(label: str, result: dict[str, Any]) -> str:
+    memory = result["rss_kib"] / 1024
+    workers = result.get("worker_rss_kib", 0) / 1024
+    extra = f", workers {workers:.0f} MiB each at most" if workers else ""
+    return f"  {label:<{WIDTH}} {result['wall']:8.3f} s  peak {memory:.0f} MiB{extra}"
+
+
+def ratio_line(label: str, ratio: float, target: float, *, at_least: bool = False) -> str:
+    ok = ratio >= target if at_least else ratio <= target
+    sign = ">=" if at_least else "<="
+    return f"  {label:<{WIDTH}} {ratio:8.2f}x  (target {sign} {target}) {'ok' if ok else 'OVER TARGET'}"
+
+
+def bench_small(repo: Path, models: int, runs: int) -> None:
+    print(f"lint {models} real-world-derived models, serial, no cache (best of {runs}):")
+    parse = measure(PARSE_CHILD.format(root=str(ROOT), repo=str(repo)), runs)
+    print(line("bare text_format.Parse loop", parse))
+    lint = lint_run(repo, runs, 1)
+    print(line(f"tritoncfg lint ({lint['findings']} findings)", lint))
+    print(ratio_line("ratio lint / parse loop", lint["wall"] / parse["wall"], SMALL_TARGET))
+
+
+def bench_large(repo: Path, models: int, runs: int, cache: Path) -> None:
+    cores = (
+        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    )
+    print(f"lint {models} real-world-derived models, {cores} cores (best of {runs}):")
+    parse = measure(PARSE_CHILD.format(root=str(ROOT), repo=str(repo)), runs)
+    print(line("bare text_format.Parse loop, serial", parse))
+    by_jobs: dict[int, float] = {}
+    for jobs in range(1, cores + 1):
+        result = lint_run(repo, runs, jobs)
+        by_jobs[jobs] = result["wall"]
+        print(line(f"tritoncfg lint --jobs {jobs}", result))
+    pooled = by_jobs[cores]
+    print(ratio_line("ratio pool / serial parse loop", pooled / parse["wall"], POOL_TARGET))
+    for jobs in range(2, cores + 1):
+        speedup = by_jobs[1] / by_jobs[jobs]
+        print(f"  {f'speed-up with {jobs} processes':<{WIDTH}} {speedup:8.2f}x  "
+              f"({(speedup - 1) / (jobs - 1):.2f} per added core)")  # fmt: skip
+    cold = lint_run(repo, 1, None, cache)
+    print(line(f"cache: first lint, writing ({cold['relinted']} linted)", cold))
+    warm = lint_run(repo, runs, None, cache)
+    print(line(f"cache: unchanged re-lint ({warm['relinted']} linted)", warm))
+    print(
+        ratio_line(
+            "speed-up of the cached re-lint", pooled / warm["wall"], CACHE_TARGET, at_least=True
+        )
+    )
+    print(f"  {'(against the serial uncached lint)':<{WIDTH}} {by_jobs[1] / warm['wall']:8.2f}x")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", type=int, default=2000, help="models of the small repository")
+    parser.add_argument("--large", type=int, default=20000, help="models of the large repository")
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="the real_world corpus")
+    parser.add_argument("--runs", type=int, default=1, help="best of this many runs")
+    args = parser.parse_args(argv)
+    configs = corpus_configs(args.corpus)
+    print(f"{len(configs)} real-world configs from {args.corpus}")
+    with tempfile.TemporaryDirectory(prefix="tritoncfg-scale-") as scratch:
+        small, large = Path(scratch) / "small", Path(scratch) / "large"
+        start = time.perf_counter()
+        build(small, configs, args.models)
+        build(large, configs, args.large)
+        print(f"repositories written in {time.perf_counter() - start:.1f} s")
+        bench_small(small, args.models, args.runs)
+        bench_large(large, args.large, args.runs, Path(scratch) / "cache")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

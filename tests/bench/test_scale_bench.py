@@ -1,0 +1,33 @@
+"""The scale benchmark runs on real-world-derived repositories and prints its ratios."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from corpus import CORPUS, require_corpus
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_scale_bench_prints_every_ratio(tmp_path: Path) -> None:
+    require_corpus(CORPUS / "real_world")
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "scale_bench.py"), "--models", "40", "--large", "60"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    ratios = re.findall(r"^\s+(\S.*?)\s+(\d+\.\d+)x\s+\(target ([<>]=) ([\d.]+)\)", out, re.M)
+    assert [label for label, *_ in ratios] == [
+        "ratio lint / parse loop",
+        "ratio pool / serial parse loop",
+        "speed-up of the cached re-lint",
+    ], out
+    assert "cache: unchanged re-lint (0 linted)" in out
+    assert re.search(r"tritoncfg lint --jobs 1 +\d+\.\d+ s  peak \d+ MiB", out), out

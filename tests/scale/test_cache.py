@@ -1,0 +1,135 @@
+"""The lint cache: an unchanged re-lint lints nothing again; a change re-lints its dependents."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from scalekit import config, dependents, model_name, write_repository
+
+from tritoncfg.api import lint
+from tritoncfg.checks import LintOptions
+
+MODELS = 120
+
+
+def _cache(tmp_path: Path) -> Path:
+    return tmp_path / ".tritoncfg_cache"
+
+
+def test_an_unchanged_relint_comes_from_the_cache(tmp_path: Path) -> None:
+    root = write_repository(tmp_path / "repo", MODELS)
+    first = lint(root, cache_dir=_cache(tmp_path))
+    second = lint(root, cache_dir=_cache(tmp_path))
+
+    assert len(first.relinted) == MODELS
+    assert second.relinted == []
+    assert second.diagnostics == first.diagnostics == lint(root).diagnostics
+    assert any(d.fix is not None for d in second.diagnostics)  # fixes survive the round trip
+    assert second.sources == first.sources and second.file_paths == first.file_paths
+    assert (second.files, second.models) == (first.files, first.models)
+    assert (_cache(tmp_path) / ".gitignore").is_file()
+
+
+def test_a_changed_model_relints_it_and_its_dependents_only(tmp_path: Path) -> None:
+    root = write_repository(tmp_path / "repo", MODELS)
+    lint(root, cache_dir=_cache(tmp_path))
+    changed = 1
+    assert dependents(changed, MODELS) == {model_name(0)}  # the ensemble m0000 steps into it
+    config_file = root / model_name(changed) / "config.pbtxt"
+    config_file.write_text(config(changed, MODELS).replace("dims: [ 4 ]", "dims: [ 5 ]", 1))
+
+    again = lint(root, cache_dir=_cache(tmp_path))
+
+    assert sorted(again.relinted) == [model_name(0), model_name(changed)]
+    assert again.diagnostics == lint(root).diagnostics
+    assert any(d.model == model_name(0) and d.code.startswith("TC5") for d in again.diagnostics)
+
+
+def test_a_new_step_model_relints_the_ensembles_that_named_it(tmp_path: Path) -> None:
+    root = write_repository(tmp_path / "repo", MODELS)
+    lint(root, cache_dir=_cache(tmp_path))
+    (root / "missing_step" / "1").mkdir(parents=True)
+    (root / "missing_step" / "config.pbtxt").write_text(config(1, MODELS))
+
+    again = lint(root, cache_dir=_cache(tmp_path))
+
+    namers = {model_name(i) for i in range(0, MODELS, 30)}
+    assert set(again.relinted) == namers | {"missing_step"}
+    assert again.diagnostics == lint(root).diagnostics
+
+
+def test_other_options_do_not_reuse_the_cache(tmp_path: Path) -> None:
+    root = write_repository(tmp_path / "repo", 20)
+    lint(root, cache_dir=_cache(tmp_path))
+    strict = lint(root, LintOptions(triton_mode="strict"), cache_dir=_cache(tmp_path))
+    assert len(strict.relinted) == 20
+
+
+def test_a_corrupt_cache_is_ignored(tmp_path: Path) -> None:
+    root = write_repository(tmp_path / "repo", 20)
+    expected = lint(root, cache_dir=_cache(tmp_path)).diagnostics
+    (cache_file,) = _cache(tmp_path).glob("lint-*.json")
+    content = json.loads(cache_file.read_text())
+    entry = next(k for k in content["models"] if f"{model_name(5)}\0" in k)
+    content["models"][entry]["diagnostics"] = [["TC203", "oops"]]  # a damaged entry
+    cache_file.write_text(json.dumps(content))
+
+    damaged_entry = lint(root, cache_dir=_cache(tmp_path))
+    assert damaged_entry.relinted == [model_name(5)]
+    assert damaged_entry.diagnostics == expected
+
+    cache_file.write_bytes(b"\x00{not json")
+    unreadable = lint(root, cache_dir=_cache(tmp_path))
+    assert len(unreadable.relinted) == 20
+    assert unreadable.diagnostics == expected
+
+
+def test_cli_caches_unless_told_not_to(tmp_path: Path) -> None:
+    from clikit import run
+
+    root = write_repository(tmp_path / "repo", 14)
+    plain = run("lint", str(root), "--no-cache", "--format", "json", cwd=tmp_path)
+    assert plain.returncode == 1, plain.stderr
+    assert not _cache(tmp_path).exists()
+
+    first = run("lint", str(root), "--format", "json", "-j", "2", cwd=tmp_path)
+    second = run("lint", str(root), "--format", "json", cwd=tmp_path)
+    assert list(_cache(tmp_path).glob("lint-*.json"))
+    assert first.stdout == second.stdout == plain.stdout
+
+    other = tmp_path / "other"
+    write_repository(other, 3)
+    (other / "pyproject.toml").write_text("[tool.tritoncfg]\ncache = false\n")
+    run("lint", str(other), cwd=other)
+    assert not (other / ".tritoncfg_cache").exists()
+
+
+def test_a_file_added_or_removed_in_a_version_dir_is_seen(tmp_path: Path) -> None:
+    root = write_repository(tmp_path / "repo", 20)
+    lint(root, cache_dir=_cache(tmp_path))
+    (root / model_name(3) / "1" / "model.py").unlink()  # the python model loses its model file
+    (root / model_name(4) / "2").mkdir()  # a new version directory, empty
+    (root / model_name(5) / "1" / "extra.bin").write_bytes(b"1234")
+
+    again = lint(root, cache_dir=_cache(tmp_path))
+
+    assert sorted(again.relinted) == [model_name(3), model_name(4), model_name(5)]
+    assert again.diagnostics == lint(root).diagnostics
+    assert any(d.model == model_name(4) for d in again.diagnostics)
+
+
+def test_a_reused_scan_is_the_scan(tmp_path: Path) -> None:
+    from tritoncfg.repository import discover
+    from tritoncfg.repository.reuse import decode, encode
+
+    model = tmp_path / "repo" / "m"
+    for rel in ("1/model.py", "2abc/x", "01/y", "warmup/w.bin", "configs/h100.pbtxt", "labels.txt"):
+        (model / rel).parent.mkdir(parents=True, exist_ok=True)
+        (model / rel).write_text("x")
+    (model / "config.pbtxt").write_text('backend: "python"\n')
+    repository = discover(tmp_path / "repo", config_name="h100")
+    (scanned,) = repository.models
+    issues = tuple(i for i in repository.issues if i.model == "m")
+    assert scanned.ignored_version_dirs and scanned.warmup_entries and scanned.alternative_configs
+    assert decode(encode(scanned, issues)) == (scanned, issues)

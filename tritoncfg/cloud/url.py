@@ -1,0 +1,83 @@
+"""Triton's repository URL forms, parsed as its filesystem implementations parse them.
+
+* `s3://bucket/path`; `s3://host:port/bucket/path` for an S3-compatible endpoint (HTTP), and
+  `s3://http://host:port/...` or `s3://https://host:port/...`: the regex of Triton's
+  `S3FileSystem::ParsePath` (core `src/filesystem/implementations/s3.h`) needs the port in
+  the endpoint forms, and a host of `[0-9a-zA-Z-.]+`.
+* `gs://bucket/path` (core `gcs.h`).
+* `as://account/container/path` (core `as.h`): the storage account, then the container.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+SCHEMES = ("s3://", "gs://", "as://")
+
+# S3FileSystem's endpoint form (its `s3_regex_`, matched in full after repeated slashes are
+# collapsed): optional http(s)://, host, mandatory :port, a lower-case bucket, then the path
+_S3_ENDPOINT = re.compile(
+    r"s3://(?:(?P<proto>https?)://)?(?P<host>[0-9a-zA-Z\-.]+):(?P<port>[0-9]+)/"
+    r"(?P<rest>[0-9a-z.\-]+(?:/[0-9a-zA-Z.\-_]+)*)/?"
+)
+
+
+class CloudUrlError(ValueError):
+    """A cloud path that cannot name a repository (no bucket, an endpoint without a port)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CloudUrl:
+    """One repository location. `url` is the text the user gave (findings are named under it);
+    `protocol`/`bucket`/`prefix` address the objects through fsspec."""
+
+    url: str
+    protocol: str  # fsspec's: "s3", "gcs", "abfs"
+    bucket: str  # the S3/GCS bucket or the Azure container
+    prefix: str  # the key prefix of the repository, no leading or trailing '/'
+    endpoint: str | None = None  # http(s)://host:port of an S3-compatible server
+    account: str | None = None  # the Azure storage account
+
+    @property
+    def root(self) -> str:
+        """The repository as fsspec names it: `bucket/prefix`."""
+        return f"{self.bucket}/{self.prefix}".rstrip("/")
+
+
+def is_cloud(path: object) -> bool:
+    return isinstance(path, str) and path.startswith(SCHEMES)
+
+
+def _split(rest: str, url: str) -> tuple[str, str]:
+    bucket, _, prefix = rest.strip("/").partition("/")
+    if not bucket:
+        raise CloudUrlError(f"{url}: no bucket or container in the repository URL")
+    return bucket, "/".join(p for p in prefix.split("/") if p)
+
+
+def parse_url(url: str) -> CloudUrl:
+    """Raises CloudUrlError for a URL Triton would not accept as a repository."""
+    if url.startswith("s3://"):
+        endpoint = _S3_ENDPOINT.fullmatch(re.sub(r"(?<!:)/{2,}", "/", url))
+        if endpoint is not None:
+            scheme = endpoint["proto"] or "http"  # Triton's S3 endpoint form is HTTP by default
+            bucket, prefix = _split(endpoint["rest"], url)
+            where = f"{scheme}://{endpoint['host']}:{endpoint['port']}"
+            return CloudUrl(url, "s3", bucket, prefix, endpoint=where)
+        if re.match(r"s3://(https?://|[^/]*:)", url):
+            raise CloudUrlError(
+                f"{url}: an S3 endpoint is written 's3://host:port/bucket/path', with the "
+                "port, a lower-case bucket, and path segments of letters, digits, '.', '-' "
+                "and '_', as Triton's S3 filesystem requires"
+            )
+        return CloudUrl(url, "s3", *_split(url[len("s3://") :], url))
+    if url.startswith("gs://"):
+        return CloudUrl(url, "gcs", *_split(url[len("gs://") :], url))
+    if url.startswith("as://"):
+        account, _, rest = url[len("as://") :].partition("/")
+        if not account:
+            raise CloudUrlError(f"{url}: no storage account in 'as://account/container/path'")
+        container, prefix = _split(rest, url)
+        return CloudUrl(url, "abfs", container, prefix, account=account)
+    raise CloudUrlError(f"{url}: not a cloud repository URL ({', '.join(SCHEMES)})")

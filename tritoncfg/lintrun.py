@@ -1,0 +1,164 @@
+"""Linting model by model: the unit that the process pool and the cache share.
+
+Each selected model is linted on its own (its model rules, then its own config's suppression
+comments, selection and severity overrides), so the result of a model does not depend on which
+process linted it or on whether it came from the cache: a pool run and a cached run give the
+diagnostics of a serial run, in its order. Cross-model checks (ensemble steps) load the peers
+they need in whichever process they run. Above `POOL_MIN_MODELS` models, and where `fork` is
+available, models are linted by a pool of processes, one per core.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from tritoncfg.checks.engine import check_model
+from tritoncfg.checks.gates import RulePlan
+from tritoncfg.checks.registry import RULES, CheckContext, LintOptions, Rule
+from tritoncfg.checks.selection import PathFilters, RuleSelection
+from tritoncfg.checks.suppress import UNUSED, apply_suppressions
+from tritoncfg.diagnostics import Diagnostic
+from tritoncfg.repository import ModelDir, Repository
+from tritoncfg.workspace import LoadedModel, Workspace, load_model
+
+POOL_MIN_MODELS = 300  # below this, starting processes costs more than it saves
+CHUNKS_PER_PROCESS = 4  # smaller chunks even out models of uneven cost
+
+
+@dataclass(frozen=True, slots=True)
+class LintJob:
+    """What every model is linted with."""
+
+    options: LintOptions
+    rules: tuple[Rule, ...]
+    selection: RuleSelection
+    filters: PathFilters
+    overrides: Mapping[str, str] = field(default_factory=dict)
+
+    chosen: frozenset[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "chosen", frozenset(r.code for r in self.rules))
+
+    def finish(self, found: Sequence[Diagnostic]) -> list[Diagnostic]:
+        """Only the selected rules' findings, outside ignored paths, with their severity."""
+        chosen = self.chosen
+        kept = []
+        for d in found:
+            rule = RULES[d.code]
+            if d.code not in chosen or self.filters.ignored(rule, d.path):
+                continue
+            severity = self.selection.severity(rule, d.severity)
+            if d.fix is not None and d.path.lower().endswith(".json"):
+                d = replace(d, fix=None)  # fixes are text-format edits; JSON configs get none
+            kept.append(d if severity is d.severity else replace(d, severity=severity))
+        return kept
+
+
+@dataclass(slots=True)
+class ModelOutcome:
+    """One model's share of a lint."""
+
+    diagnostics: list[Diagnostic]
+    sources: dict[str, str]  # config path (its own, and alternatives TC915 points into) -> text
+    linted: bool  # its config was read and parsed (it counts as a linted file)
+    deps: tuple[str, ...]  # the peers its checks asked for, by name
+
+
+@dataclass(frozen=True, slots=True)
+class Selected:
+    """A model to lint, and the repository-level findings inside its directory (its config's
+    file-level suppression comments apply to them)."""
+
+    dir: ModelDir
+    repository: Repository
+    routed: tuple[Diagnostic, ...] = ()
+
+
+class Linter:
+    """Lints models of one workspace; the models of `loaded` are each other's peers."""
+
+    def __init__(
+        self, repositories: tuple[Repository, ...], job: LintJob, loaded: list[LoadedModel]
+    ):
+        self.workspace = Workspace(repositories, loaded, dict(job.overrides))
+        self.ctx = CheckContext(self.workspace, job.options)
+        self.plan = RulePlan(list(job.rules))
+        self.job = job
+        self.report_unused = any(r.code == UNUSED for r in job.rules)
+
+    def outcome(self, model: LoadedModel, routed: Sequence[Diagnostic]) -> ModelOutcome:
+        self.workspace.asked = set()
+        found = [*routed, *check_model(model, self.ctx, self.plan)]
+        view = self.workspace.only(model)
+        found = apply_suppressions(found, view, report_unused=self.report_unused)
+        sources = {
+            m.config_path: m.config.source
+            for m in (model, *view.loaded_alternatives)
+            if m.config is not None
+        }
+        deps = tuple(sorted(self.workspace.asked - {model.name}))
+        return ModelOutcome(self.job.finish(found), sources, model.config is not None, deps)
+
+
+def _lint_serial(
+    repositories: tuple[Repository, ...], selected: Sequence[Selected], job: LintJob
+) -> list[ModelOutcome]:
+    loaded = [load_model(s.dir, s.repository, job.overrides) for s in selected]
+    linter = Linter(repositories, job, loaded)
+    return [linter.outcome(m, s.routed) for m, s in zip(loaded, selected, strict=True)]
+
+
+# what the forked workers inherit: (repositories, selected, job)
+_SHARED: tuple[tuple[Repository, ...], Sequence[Selected], LintJob] | None = None
+
+
+def _lint_chunk(bounds: tuple[int, int]) -> list[ModelOutcome]:
+    assert _SHARED is not None
+    repositories, selected, job = _SHARED
+    return _lint_serial(repositories, selected[bounds[0] : bounds[1]], job)
+
+
+def processes(jobs: int | None, models: int) -> int:
+    """How many processes lint `models` models: `jobs`, or one per usable core above the
+    threshold; 1 where `fork` is not available (the workers inherit the discovered repository)."""
+    if jobs is None:
+        if models < POOL_MIN_MODELS:
+            return 1
+        jobs = (
+            len(os.sched_getaffinity(0))
+            if hasattr(os, "sched_getaffinity")
+            else os.cpu_count() or 1
+        )
+    if jobs <= 1 or models < 2:
+        return 1
+    import multiprocessing
+
+    return min(jobs, models) if "fork" in multiprocessing.get_all_start_methods() else 1
+
+
+def lint_selected(
+    repositories: tuple[Repository, ...],
+    selected: Sequence[Selected],
+    job: LintJob,
+    jobs: int | None = None,
+) -> list[ModelOutcome]:
+    """Each selected model's outcome, in the order given, serially or by a process pool."""
+    count = processes(jobs, len(selected))
+    if count == 1:
+        return _lint_serial(repositories, selected, job)
+    import multiprocessing
+
+    global _SHARED
+    chunks = min(len(selected), count * CHUNKS_PER_PROCESS)
+    edges = [len(selected) * i // chunks for i in range(chunks + 1)]
+    _SHARED = (repositories, selected, job)
+    try:
+        with multiprocessing.get_context("fork").Pool(count) as pool:
+            parts = pool.map(_lint_chunk, list(itertools.pairwise(edges)), chunksize=1)
+    finally:
+        _SHARED = None
+    return [outcome for part in parts for outcome in part]

@@ -1,0 +1,140 @@
+"""Reusing a model directory's scan while its directories and files are unchanged (the lint cache).
+
+Listing a directory costs far more than a `stat`. A scan is reused when every directory it listed
+has the same modification time (a directory's mtime changes whenever an entry is added, removed
+or renamed) and every file it listed the same size and modification time. Models with a
+symlink, or that could not be listed, are always scanned again.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from tritoncfg.repository.model import Entry, IgnoredDir, LayoutIssue, ModelDir, Version
+from tritoncfg.repository.scan import ConfigChoice, scan_model
+
+Signature = list[list[Any]]  # [path, mtime_ns, size or -1 for a directory]
+
+
+def _listed(model: ModelDir) -> tuple[list[Path], list[Entry]]:
+    dirs = [model.path, *(model.path / name for name in model.subdirs_sorted)]
+    files = [*model.entries, *model.detection_entries, *model.warmup_entries]
+    files += [*model.initial_state_entries, *(e for v in model.versions for e in v.entries)]
+    return dirs, files
+
+
+def signature(model: ModelDir) -> Signature | None:
+    """What to `stat` to know the scan still holds; None when it cannot be trusted so."""
+    if not model.accessible:
+        return None
+    dirs, entries = _listed(model)
+    if any(e.is_symlink for e in entries):
+        return None
+    found: Signature = []
+    try:
+        for path in dirs:
+            found.append([str(path), os.stat(path).st_mtime_ns, -1])
+        files = {str(e.path) for e in entries if e.is_file}
+        files.update(str(p) for p in model.alternative_configs)  # configs/*.pbtxt
+        for name in sorted(files):
+            info = os.stat(name)
+            found.append([name, info.st_mtime_ns, info.st_size])
+    except OSError:
+        return None
+    return found
+
+
+def unchanged(recorded: Signature) -> bool:
+    try:
+        for path, mtime, size in recorded:
+            info = os.stat(path)
+            if info.st_mtime_ns != mtime or (size != -1 and info.st_size != size):
+                return False
+    except OSError:
+        return False
+    return True
+
+
+def _entry(e: Entry) -> list[Any]:
+    return [e.name, str(e.path), e.is_dir, e.is_file, e.is_symlink, e.size, e.outside_root]
+
+
+def _entries(rows: list[Any]) -> tuple[Entry, ...]:
+    return tuple(Entry(n, Path(p), d, f, s, z, o) for n, p, d, f, s, z, o in rows)
+
+
+def _path(value: str | None) -> Path | None:
+    return None if value is None else Path(value)
+
+
+def encode(model: ModelDir, issues: tuple[LayoutIssue, ...]) -> dict[str, Any]:
+    return {
+        "model": [
+            model.name, str(model.path), str(model.root), model.accessible, str(model.config_path),
+            model.config_name, model.config_exists, [str(p) for p in model.alternative_configs],
+            [_entry(e) for e in model.entries], list(model.subdirs_sorted),
+            None if model.detection_dir is None else str(model.detection_dir),
+            [_entry(e) for e in model.detection_entries],
+            [[v.number, v.dirname, str(v.path), [_entry(e) for e in v.entries], list(v.aliases)]
+             for v in model.versions],
+            [[i.name, i.cause, i.reason] for i in model.ignored_version_dirs],
+            [_entry(e) for e in model.warmup_entries],
+            [_entry(e) for e in model.initial_state_entries],
+            None if model.real_path is None else str(model.real_path),
+        ],
+        "issues": [[i.kind, str(i.path), i.detail, i.model] for i in issues],
+    }  # fmt: skip
+
+
+def decode(data: dict[str, Any]) -> tuple[ModelDir, tuple[LayoutIssue, ...]]:
+    (name, path, root, accessible, config, config_name, exists, alternatives, entries, subdirs,
+     detection, detection_entries, versions, ignored, warmup, initial, real) = data["model"]  # fmt: skip
+    model = ModelDir(
+        name, Path(path), Path(root), accessible, Path(config), config_name, exists,
+        tuple(Path(p) for p in alternatives), _entries(entries), tuple(subdirs), _path(detection),
+        _entries(detection_entries),
+        tuple(Version(n, d, Path(p), _entries(e), tuple(a)) for n, d, p, e, a in versions),
+        tuple(IgnoredDir(n, c, r) for n, c, r in ignored), _entries(warmup), _entries(initial),
+        _path(real),
+    )  # fmt: skip
+    issues = tuple(LayoutIssue(k, Path(p), d, m) for k, p, d, m in data["issues"])
+    return model, issues
+
+
+class ScanReuse:
+    """`scan_model`, answered from `previous` scans whose directories and files are unchanged;
+    `now` collects this run's scans (to be kept for the next)."""
+
+    def __init__(self, previous: dict[str, Any]) -> None:
+        self.previous = previous
+        self.now: dict[str, Any] = {}
+        self.reused = 0
+        self._signatures: dict[str, Signature] = {}  # model dir -> its signature, this run
+
+    def signature_of(self, model: ModelDir | None) -> Signature | None:
+        """The signature of a model this run scanned or reused (None: not known here)."""
+        return None if model is None else self._signatures.get(f"{model.path}\0{model.config_path}")
+
+    def __call__(
+        self, path: Path, root: Path, root_real: Path, choice: ConfigChoice
+    ) -> tuple[ModelDir, tuple[LayoutIssue, ...]]:
+        key = f"{path}\0{choice.explicit}\0{choice.config_name}"
+        old = self.previous.get(key)
+        if isinstance(old, dict):
+            try:
+                if unchanged(old["signature"]):
+                    found = decode(old)
+                    self.now[key] = old
+                    self.reused += 1
+                    self._signatures[f"{found[0].path}\0{found[0].config_path}"] = old["signature"]
+                    return found
+            except (KeyError, TypeError, ValueError):
+                pass  # a damaged record: scanned again
+        model, issues = scan_model(path, root, root_real, choice)
+        recorded = signature(model)
+        if recorded is not None:
+            self.now[key] = {**encode(model, issues), "signature": recorded}
+            self._signatures[f"{model.path}\0{model.config_path}"] = recorded
+        return model, issues
