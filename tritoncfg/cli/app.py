@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from tritoncfg import __version__
-from tritoncfg.cli import complete, diff, fmt, lint, rules, verify
+from tritoncfg.cli import complete, diff, fmt, lint, new, rules, verify
 
 app = typer.Typer(
     name="tritoncfg",
@@ -45,6 +45,7 @@ app.command("diff")(diff.diff_command)
 app.command("rules")(rules.rules_command)
 app.command("explain")(rules.explain_command)
 app.command("config-schema")(rules.config_schema_command)
+app.command("new")(new.new_command)
 
 
 def main() -> None:
