@@ -82,10 +82,12 @@ def new_command(
     """Scaffold a model repository project: README, .gitignore, pre-commit hooks, a GitHub
     workflow running `tritoncfg lint`, and models in PATH/model_repository/.
 
-    Run in a terminal with no options, it asks. Exit status: 0 written; 1 it would overwrite
-    something (nothing is written; --force replaces); 2 a bad name, tensor, file or option.
+    Run in a terminal with no options, it asks what to add.
+
+    Exit status: 0 written; 1 it would overwrite something (nothing is written; --force
+    replaces); 2 a bad name, tensor, file or option.
     """
-    from tritoncfg.scaffold.deploy import DEFAULT_POLL_SECS, Server, server_command
+    from tritoncfg.scaffold.deploy import DEFAULT_POLL_SECS, Server
     from tritoncfg.scaffold.plan import Conflict
     from tritoncfg.scaffold.project import REPOSITORY, Request, build_plan
     from tritoncfg.scaffold.spec import ScaffoldError, parse_tensor
@@ -126,7 +128,6 @@ def new_command(
     if not done:
         typer.echo(f"{path}: nothing to do (everything is there)")
     typer.echo(f"next: tritoncfg lint {path / REPOSITORY}")
-    typer.echo(f"serve: {server_command(request.server)}")
     raise typer.Exit(0)
 
 

@@ -58,20 +58,14 @@ class Plan:
             )
         done: list[str] = []
         (self.root / self.repository).mkdir(parents=True, exist_ok=True)
-        for relpath, text in self.project.items():
-            path = self.root / relpath
-            if path.exists() and (not force or _read(path) == text):
-                continue
-            done.append(f"{'replaced' if path.exists() else 'created'} {path}")
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, text)
-        for relpath, text in self.owned.items():
-            path = self.root / relpath
-            if path.exists() and _read(path) == text:
-                continue
-            done.append(f"{'replaced' if path.exists() else 'created'} {path}")
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, text)
+        for files, replace in ((self.project, force), (self.owned, True)):
+            for relpath, text in files.items():
+                path = self.root / relpath
+                if path.exists() and (not replace or _read(path) == text):
+                    continue
+                done.append(f"{'replaced' if path.exists() else 'created'} {path}")
+                path.parent.mkdir(parents=True, exist_ok=True)
+                write_atomic(path, text)
         for model in self.models:
             done.append(_write_model(self.root / self.repository, model))
         return done
