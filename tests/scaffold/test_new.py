@@ -124,7 +124,8 @@ def test_second_new_onto_a_model_changes_nothing_and_force_replaces(tmp_path: Pa
     model = root / REPOSITORY / "m"
     assert not (model / "1" / "model.py").exists()  # the old model is replaced, not merged
     assert _config(root, "m").backend == "onnxruntime"
-    assert not [p for p in (root / REPOSITORY).iterdir() if p.name.startswith(".")]
+    hidden = [p.name for p in (*root.iterdir(), *(root / REPOSITORY).iterdir())]
+    assert not [n for n in hidden if ".new-" in n or ".old-" in n]  # no staging left
     assert_clean(root)
 
 
@@ -224,3 +225,28 @@ def test_scaffold_is_a_copyable_unit(tmp_path: Path) -> None:
     new(tmp_path / "d", "-m", "m", "-t", "ensemble")
     shutil.move(tmp_path / "d", tmp_path / "moved")
     assert_clean(tmp_path / "moved")
+
+
+def test_template_and_model_file_exclude_each_other(tmp_path: Path) -> None:
+    source = tmp_path / "m.onnx"
+    source.write_bytes(b"")
+    done = new(tmp_path / "d", "--from-model", str(source), "--template", "python")
+    assert done.returncode == 2 and "--template or --from-model, not both" in done.stderr
+    assert not (tmp_path / "d").exists()
+
+
+def test_bls_target_is_a_model_name(tmp_path: Path) -> None:
+    done = new(tmp_path / "d", "-m", "m", "-t", "bls", "--target", "../x")
+    assert done.returncode == 2 and "--target model name '../x'" in done.stderr
+    ok = new(tmp_path / "d", "-m", "m", "-t", "bls", "--target", "classifier")
+    assert ok.returncode == 0, ok.stderr
+    assert (
+        'TARGET_MODEL = "classifier"'
+        in (tmp_path / "d" / REPOSITORY / "m" / "1" / "model.py").read_text()
+    )
+
+
+def test_path_that_is_a_file(tmp_path: Path) -> None:
+    (tmp_path / "f").write_text("x")
+    done = new(tmp_path / "f", "-m", "m")
+    assert done.returncode == 2 and "exists and is not a directory" in done.stderr

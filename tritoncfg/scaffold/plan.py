@@ -2,8 +2,8 @@
 
 Project files (README, .gitignore, ...) are created when missing and kept when present; a model
 folder or a manifest that exists is a conflict, and a conflict stops `new` before it writes
-anything, unless `force`. A model folder is built beside its place and renamed into it, so it
-appears (or replaces the old one) whole.
+anything, unless `force`. A model folder is built in the project folder and renamed into its
+place, so it appears (or replaces the old one) whole.
 """
 
 from __future__ import annotations
@@ -67,14 +67,15 @@ class Plan:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 write_atomic(path, text)
         for model in self.models:
-            done.append(_write_model(self.root / self.repository, model))
+            done.append(_write_model(self.root, self.root / self.repository, model))
         return done
 
 
-def _write_model(repository: Path, model: ModelFiles) -> str:
-    """Build the folder as a hidden sibling, then rename it into place (replacing the old)."""
+def _write_model(root: Path, repository: Path, model: ModelFiles) -> str:
+    """Build the folder in the project root (not in the repository, where a folder left by a
+    crash would be loaded as a model), then rename it into place, replacing the old one."""
     target = repository / model.name
-    staging = Path(tempfile.mkdtemp(prefix=f".{model.name}.new-", dir=repository))
+    staging = Path(tempfile.mkdtemp(prefix=f".{model.name}.new-", dir=root))
     try:
         staging.chmod(0o777 & ~current_umask())  # mkdtemp makes it 0700
         for relpath, content in model.files.items():
@@ -87,7 +88,7 @@ def _write_model(repository: Path, model: ModelFiles) -> str:
         if not (target.exists() or target.is_symlink()):
             os.rename(staging, target)
             return f"created {target}"
-        old = Path(tempfile.mkdtemp(prefix=f".{model.name}.old-", dir=repository))
+        old = Path(tempfile.mkdtemp(prefix=f".{model.name}.old-", dir=root))
         os.rename(target, old / model.name)
         os.rename(staging, target)
         shutil.rmtree(old)
