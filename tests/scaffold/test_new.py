@@ -250,3 +250,33 @@ def test_path_that_is_a_file(tmp_path: Path) -> None:
     (tmp_path / "f").write_text("x")
     done = new(tmp_path / "f", "-m", "m")
     assert done.returncode == 2 and "exists and is not a directory" in done.stderr
+
+
+def test_onnx_weights_in_external_files_are_copied_too(tmp_path: Path) -> None:
+    from models.onnxkit import make_external
+
+    source = make_external(tmp_path / "src" / "big.onnx")
+    done = new(tmp_path / "d", "--from-model", str(source))
+    assert done.returncode == 0, done.stderr
+    version = tmp_path / "d" / REPOSITORY / "big" / "1"
+    assert sorted(p.name for p in version.iterdir()) == ["model.onnx", "weights.bin"]
+    assert (version / "weights.bin").read_bytes() == (source.parent / "weights.bin").read_bytes()
+    assert_clean(tmp_path / "d")
+
+
+def test_onnx_with_a_missing_weights_file_is_refused(tmp_path: Path) -> None:
+    from models.onnxkit import make_external
+
+    source = make_external(tmp_path / "src" / "big.onnx")
+    (source.parent / "weights.bin").unlink()
+    done = new(tmp_path / "d", "--from-model", str(source))
+    assert done.returncode == 2 and "its weights file 'weights.bin' is not beside it" in done.stderr
+    assert not (tmp_path / "d").exists()
+
+
+def test_onnx_tensors_come_from_the_file(tmp_path: Path) -> None:
+    from models.onnxkit import make_runnable
+
+    source = make_runnable(tmp_path / "m.onnx", input_shape=[1, 2], output_shape=[1, 2])
+    done = new(tmp_path / "d", "--from-model", str(source), "--input", "x:FP32:2")
+    assert done.returncode == 2 and "the file describes its tensors" in done.stderr

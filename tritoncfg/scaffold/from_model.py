@@ -35,9 +35,42 @@ def from_model_file(
                 "--input NAME:DTYPE:DIMS and --output NAME:DTYPE:DIMS (e.g. INPUT__0:FP32:16)"
             )
         text = config_text(tensor_config(name, backend, inputs, outputs))
-    else:
-        text = completed_config(name, backend, _read(source, backend))
-    return ModelFiles(name, {"config.pbtxt": text, target: source})
+        return ModelFiles(name, {"config.pbtxt": text, target: source})
+    if inputs or outputs:
+        raise ScaffoldError(
+            f"{source}: the file describes its tensors; --input and --output are for templates "
+            "and TorchScript files"
+        )
+    model_io = _read(source, backend)
+    files: dict[str, str | Path] = {"config.pbtxt": completed_config(name, backend, model_io)}
+    files[target] = source
+    if model_io.external_data:
+        for location in external_files(source):
+            files[f"1/{location}"] = source.parent / location
+    return ModelFiles(name, files)
+
+
+def external_files(source: Path) -> list[str]:
+    """The files beside an ONNX model that hold its weights (copied with it, as ONNX Runtime
+    reads them from the model's folder)."""
+    import onnx
+
+    model = onnx.load(str(source), load_external_data=False)
+    found: set[str] = set()
+    for tensor in model.graph.initializer:
+        if tensor.data_location != onnx.TensorProto.EXTERNAL:
+            continue
+        location = {e.key: e.value for e in tensor.external_data}.get("location", "")
+        parts = Path(location).parts
+        if not parts or ".." in parts or Path(location).is_absolute():
+            raise ScaffoldError(f"{source}: external data location {location!r} is not beside it")
+        if not (source.parent / location).is_file():
+            raise ScaffoldError(
+                f"{source}: its weights file {location!r} is not beside it; ONNX Runtime "
+                "could not load the model"
+            )
+        found.add(location)
+    return sorted(found)
 
 
 def _read(source: Path, backend: str) -> ModelIO:
@@ -85,4 +118,4 @@ def completed_config(name: str, backend: str, model_io: ModelIO) -> str:
         raise ScaffoldError(f"cannot write the config: {exc}") from exc
 
 
-__all__ = ["SUFFIXES", "completed_config", "from_model_file"]
+__all__ = ["SUFFIXES", "completed_config", "external_files", "from_model_file"]
