@@ -38,7 +38,9 @@ class TritonPythonModel:
         """Forward each request's inputs to TARGET_MODEL; one response per request, in order."""
         responses = []
         for request in requests:
-            inputs = [pb_utils.get_input_tensor_by_name(request, t["name"]) for t in INPUTS]
+            inputs = [
+                pb_utils.get_input_tensor_by_name(request, t["name"]) for t in INPUTS
+            ]
             called = pb_utils.InferenceRequest(
                 model_name=TARGET_MODEL,
                 requested_output_names=[t["name"] for t in OUTPUTS],
@@ -48,7 +50,9 @@ class TritonPythonModel:
                 error = pb_utils.TritonError(called.error().message())
                 responses.append(pb_utils.InferenceResponse(error=error))
                 continue
-            outputs = [pb_utils.get_output_tensor_by_name(called, t["name"]) for t in OUTPUTS]
+            outputs = [
+                pb_utils.get_output_tensor_by_name(called, t["name"]) for t in OUTPUTS
+            ]
             responses.append(pb_utils.InferenceResponse(output_tensors=outputs))
         return responses
 

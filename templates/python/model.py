@@ -31,13 +31,12 @@ class TritonPythonModel:
 
     def initialize(self, args):
         """Called once per instance; `args` values are strings (model_config is JSON)."""
-        self.model_config = json.loads(args["model_config"])
-        self.output_dtypes = [
-            pb_utils.triton_string_to_numpy(
-                pb_utils.get_output_config_by_name(self.model_config, tensor["name"])["data_type"]
-            )
-            for tensor in OUTPUTS
-        ]
+        self.model_config = config = json.loads(args["model_config"])
+        self.output_dtypes = []
+        for tensor in OUTPUTS:
+            output = pb_utils.get_output_config_by_name(config, tensor["name"])
+            dtype = pb_utils.triton_string_to_numpy(output["data_type"])
+            self.output_dtypes.append(dtype)
 
     def execute(self, requests):
         """One response per request, in order (dynamic batching hands over several at once)."""

@@ -280,3 +280,19 @@ def test_onnx_tensors_come_from_the_file(tmp_path: Path) -> None:
     source = make_runnable(tmp_path / "m.onnx", input_shape=[1, 2], output_shape=[1, 2])
     done = new(tmp_path / "d", "--from-model", str(source), "--input", "x:FP32:2")
     assert done.returncode == 2 and "the file describes its tensors" in done.stderr
+
+
+def test_python_skeletons_are_ruff_clean(tmp_path: Path) -> None:
+    """What users get passes a formatter and linter at their defaults (no churn on first use)."""
+    import subprocess
+    import sys
+
+    root = tmp_path / "d"
+    new(root, "-m", "p", "-t", "python", "--input", "a:INT64:-1", "--input", "b:FP32:2")
+    new(root, "-m", "b", "-t", "bls", "--target", "p")
+    files = [str(p) for p in sorted((root / REPOSITORY).glob("*/1/model.py"))]
+    assert len(files) == 2
+    ruff = [sys.executable, "-m", "ruff"]
+    for command in (["check", "--isolated"], ["format", "--isolated", "--check"]):
+        done = subprocess.run([*ruff, *command, *files], capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
