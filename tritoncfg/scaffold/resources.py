@@ -6,12 +6,21 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from string import Template
 
+from tritoncfg.scaffold.spec import ScaffoldError
+
 PACKAGE = "tritoncfg.templates"
 DOT_PREFIX = "dot-"  # a template file named `dot-x` is written as `.x`
 
 
 def template_root() -> Traversable:
-    return resources.files(PACKAGE)
+    try:
+        return resources.files(PACKAGE)
+    except ModuleNotFoundError:
+        # an editable install made before templates/ was packaged: its finder lacks the mapping
+        raise ScaffoldError(
+            f"the templates ({PACKAGE}) are not installed with tritoncfg; reinstall it "
+            "(pip install -e . in a checkout)"
+        ) from None
 
 
 def read_template(relpath: str) -> str:
