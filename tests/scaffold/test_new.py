@@ -296,3 +296,9 @@ def test_python_skeletons_are_ruff_clean(tmp_path: Path) -> None:
     for command in (["check", "--isolated"], ["format", "--isolated", "--check"]):
         done = subprocess.run([*ruff, *command, *files], capture_output=True, text=True)
         assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_model_options_need_a_model(tmp_path: Path) -> None:
+    done = new(tmp_path / "d", "--template", "python")
+    assert done.returncode == 2 and "give --model NAME" in done.stderr
+    assert not (tmp_path / "d").exists()

@@ -92,7 +92,7 @@ def new_command(
     from tritoncfg.scaffold.project import REPOSITORY, Request, build_plan
     from tritoncfg.scaffold.spec import ScaffoldError, parse_tensor
 
-    asked = model is None and from_model is None and deploy is None
+    asked = not any((model, from_model, template, deploy, inputs, outputs))
     if asked and sys.stdin.isatty():
         model, template, from_model = _prompt()
     try:

@@ -46,6 +46,8 @@ def build_plan(request: Request) -> Plan:
         plan.project[target] = render(source, **values)
     if request.model is not None or request.from_model is not None:
         plan.models.extend(_models(request))
+    elif request.template or request.inputs or request.outputs:
+        raise ScaffoldError("--template, --input and --output describe a model: give --model NAME")
     if request.deploy is not None:
         name = deploy_name(project)
         for relpath, text in manifests(
