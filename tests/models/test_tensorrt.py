@@ -15,6 +15,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from models.trtkit import build_engine, why_not
 
 from tritoncfg.models import tensorrt as reader
 from tritoncfg.models.io import ModelIO, Profile, TensorInfo, Unknowable
@@ -289,31 +290,9 @@ def test_profile_max_batch() -> None:
     assert profile_max_batch(EXPECTED, Profile(2, {})) is None
 
 
-def _gpu_and_tensorrt() -> str | None:
-    try:
-        import tensorrt  # noqa: F401
-    except Exception as error:
-        return f"tensorrt is not importable here ({error})"
-    problem = reader._gpu_problem()
-    return problem
-
-
-@pytest.mark.skipif(_gpu_and_tensorrt() is not None, reason=str(_gpu_and_tensorrt()))
+@pytest.mark.skipif(why_not() is not None, reason=str(why_not()))
 def test_a_real_engine(tmp_path: Path) -> None:  # pragma: no cover - needs TensorRT and a GPU
-    import tensorrt as trt
-    from models.onnxkit import make_runnable
-
-    onnx_path = make_runnable(tmp_path / "m.onnx", input_shape=["N", 16], output_shape=["N", 16])
-    logger = trt.Logger(trt.Logger.WARNING)
-    builder = trt.Builder(logger)
-    network = builder.create_network(0)
-    parser = trt.OnnxParser(network, logger)
-    assert parser.parse_from_file(str(onnx_path))
-    config = builder.create_builder_config()
-    profile = builder.create_optimization_profile()
-    profile.set_shape("x", (1, 16), (4, 16), (8, 16))
-    config.add_optimization_profile(profile)
-    (tmp_path / "model.plan").write_bytes(bytes(builder.build_serialized_network(network, config)))
+    build_engine(tmp_path / "model.plan")
     found = read_plan(tmp_path / "model.plan")
     assert isinstance(found, ModelIO), found
     assert found.inputs == (TensorInfo("x", "TYPE_FP32", "FLOAT", (None, 16), io_format="LINEAR"),)

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from tritoncfg import __version__
-from tritoncfg.cli import complete, convert, diff, fmt, gen, lint, probe, rules, verify
+from tritoncfg.cli import complete, convert, diff, fmt, gen, lint, new, probe, rules, verify
 
 app = typer.Typer(
     name="tritoncfg",
@@ -51,6 +51,7 @@ app.command("config-schema", hidden=True)(
 )  # old name of `schema settings`
 app.add_typer(rules.schema_app, name="schema")
 app.add_typer(gen.app)
+app.command("new")(new.new_command)
 
 
 def main() -> None:

@@ -1,0 +1,147 @@
+"""`tritoncfg new PATH`: scaffold a model repository project (docs/new.md)."""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tritoncfg.cli.common import EXIT_FINDINGS, fail
+
+
+class Template(StrEnum):
+    onnx = "onnx"
+    tensorrt = "tensorrt"
+    python = "python"
+    pytorch = "pytorch"
+    ensemble = "ensemble"
+    bls = "bls"
+
+
+class Deploy(StrEnum):
+    kserve = "kserve"
+    k8s = "k8s"
+
+
+class ModelControl(StrEnum):
+    none = "none"
+    poll = "poll"
+    explicit = "explicit"
+
+
+def new_command(
+    path: Annotated[
+        Path, typer.Argument(help="The project folder (created when missing).", show_default=False)
+    ],
+    model: Annotated[
+        str | None, typer.Option("--model", "-m", help="Add a model of this name.")
+    ] = None,
+    template: Annotated[
+        Template | None, typer.Option("--template", "-t", help="The model's template (onnx).")
+    ] = None,
+    from_model: Annotated[
+        Path | None,
+        typer.Option(
+            help="Add a model around this file (.onnx, .plan, .pt), copied into NAME/1/; "
+            "its config is Triton's auto-complete of it (NAME: --model, else the file's stem)."
+        ),
+    ] = None,
+    inputs: Annotated[
+        list[str] | None,
+        typer.Option("--input", help="A model input NAME:DTYPE:DIMS, e.g. image:FP32:3,224,224."),
+    ] = None,
+    outputs: Annotated[
+        list[str] | None, typer.Option("--output", help="A model output NAME:DTYPE:DIMS.")
+    ] = None,
+    target: Annotated[str, typer.Option(help="The model a bls model calls.")] = "model",
+    deploy: Annotated[
+        Deploy | None,
+        typer.Option(help="Add a KServe InferenceService or a Kubernetes Deployment + Service."),
+    ] = None,
+    storage_uri: Annotated[
+        str,
+        typer.Option(help="Where the cluster reads the model repository (gs://, s3://, as://)."),
+    ] = "",
+    model_control: Annotated[
+        ModelControl, typer.Option(help="tritonserver --model-control-mode (Triton's default).")
+    ] = ModelControl.none,
+    poll_secs: Annotated[
+        int, typer.Option(help="--repository-poll-secs with --model-control poll.", min=1)
+    ] = 15,
+    image_tag: Annotated[str, typer.Option(help="The tritonserver image tag.")] = "26.07-py3",
+    gpu_limit: Annotated[
+        int, typer.Option(help="nvidia.com/gpu per server pod in the manifests.", min=0)
+    ] = 1,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace models and files that exist.")
+    ] = False,
+) -> None:
+    """Scaffold a model repository project: README, .gitignore, pre-commit hooks, a GitHub
+    workflow running `tritoncfg lint`, and models in PATH/model_repository/.
+
+    Run in a terminal with no options, it asks what to add.
+
+    Exit status: 0 written; 1 it would overwrite something (nothing is written; --force
+    replaces); 2 a bad name, tensor, file or option.
+    """
+    from tritoncfg.scaffold.deploy import DEFAULT_POLL_SECS, Server
+    from tritoncfg.scaffold.plan import Conflict
+    from tritoncfg.scaffold.project import REPOSITORY, Request, build_plan
+    from tritoncfg.scaffold.spec import ScaffoldError, parse_tensor
+
+    asked = not any((model, from_model, template, deploy, inputs, outputs))
+    if asked and sys.stdin.isatty():
+        model, template, from_model = _prompt()
+    try:
+        request = Request(
+            path,
+            model=model,
+            template=template.value if template else None,
+            from_model=from_model,
+            inputs=[parse_tensor(t) for t in inputs or []],
+            outputs=[parse_tensor(t) for t in outputs or []],
+            target=target,
+            deploy=deploy.value if deploy else None,
+            storage_uri=storage_uri,
+            server=Server(
+                f"$(pwd)/{REPOSITORY}",
+                model_control.value,
+                poll_secs if model_control is ModelControl.poll else DEFAULT_POLL_SECS,
+                image_tag,
+                gpu_limit,
+            ),
+        )
+        plan = build_plan(request)
+        done = plan.write(force=force)
+    except Conflict as exc:
+        sys.stderr.write(f"tritoncfg: error: {exc}\n")
+        raise typer.Exit(EXIT_FINDINGS) from None
+    except ScaffoldError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"{exc.filename or path}: {exc.strerror or exc}")
+    for line in done:
+        typer.echo(line)
+    if not done:
+        typer.echo(f"{path}: nothing to do (everything is there)")
+    typer.echo(f"next: tritoncfg lint {path / REPOSITORY}")
+    raise typer.Exit(0)
+
+
+def _prompt() -> tuple[str | None, Template | None, Path | None]:
+    """The questions `new` asks in a terminal when no option says what to add."""
+    source = typer.prompt("Model file to add (.onnx, .plan, .pt; empty: none)", default="")
+    if source:
+        return None, None, Path(source)
+    name = typer.prompt("Model name (empty: no model)", default="")
+    if not name:
+        return None, None, None
+    choices = [t.value for t in Template]
+    while (
+        choice := typer.prompt(f"Template ({', '.join(choices)})", default="onnx")
+    ) not in choices:
+        typer.echo(f"Error: {choice!r} is not one of {', '.join(choices)}", err=True)
+    return name, Template(choice), None
