@@ -1,0 +1,1 @@
+"""The runners behind `tritoncfg probe`, each imported lazily by name."""
