@@ -50,7 +50,7 @@ def compare_arrays(
     both_nan = np.isnan(a) & np.isnan(e)
     same_inf = np.isinf(a) & np.isinf(e) & (np.sign(a) == np.sign(e))
     finite = np.isfinite(a) & np.isfinite(e)
-    diff = np.abs(a - e, where=finite, out=np.zeros_like(a))
+    diff = np.abs(np.subtract(a, e, where=finite, out=np.zeros_like(a)))
     within = finite & (diff <= atol + rtol * np.abs(e, where=finite, out=np.zeros_like(e)))
     good = within | both_nan | same_inf
     bad = int(good.size - np.count_nonzero(good))

@@ -156,3 +156,9 @@ class TensorRTRunner:
 
 def _message(adapter: TrtAdapter, result: BuildResult) -> str:
     return f"{adapter.label}: {result.message()}"
+
+
+if TYPE_CHECKING:
+    from tritoncfg.probe.contract import Runner
+
+    _conforms: type[Runner] = TensorRTRunner  # mypy checks the runner against the protocol
