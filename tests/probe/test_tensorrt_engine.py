@@ -107,3 +107,16 @@ def test_gpu_deserialize_check_execute_and_time(plan: bytes) -> None:
             assert len(latencies) == 3 and all(ms > 0 for ms in latencies)
     finally:
         executor.close()
+
+
+def test_an_engine_with_a_fixed_batch_dim_below_max_batch_size_is_reported() -> None:
+    info = EngineInfo(
+        tensors=[
+            EngineTensor("x", True, "FLOAT", (1, 16), (((1, 16), (1, 16), (1, 16)),)),
+            EngineTensor("y", False, "FLOAT", (1, 16)),
+        ],
+        num_profiles=1,
+    )
+    assert check_engine(info, config(CFG)) == [
+        "input 'x': the engine fixes the batch dim at 1, the config's max_batch_size is 8"
+    ]

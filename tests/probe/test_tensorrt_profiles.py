@@ -72,3 +72,12 @@ def test_shape_tensor_inputs_are_refused_with_a_reason() -> None:
     cfg = config("max_batch_size: 0")
     with pytest.raises(ProfileError, match="is a shape tensor"):
         derive_profile(cfg, [NetInput("s", (2,), "INT32", is_shape_tensor=True)], {})
+
+
+def test_a_model_that_fixes_the_batch_dim_below_max_batch_size_is_refused() -> None:
+    cfg = config('max_batch_size: 8 input { name: "x" data_type: TYPE_FP32 dims: [ 4 ] }')
+    with pytest.raises(ProfileError) as caught:
+        derive_profile(cfg, [NetInput("x", (1, 4))], {})
+    assert str(caught.value) == (
+        "input 'x': the model fixes the batch dim at 1, the config's max_batch_size is 8"
+    )

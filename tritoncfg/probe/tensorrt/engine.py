@@ -135,6 +135,11 @@ def _check_profiles(
 ) -> list[str]:
     """Some profile must accept batch 1..max_batch_size and every fixed config dim."""
     problems = []
+    if batch is not None and 0 <= tensor.shape[0] < batch[2]:
+        problems.append(
+            f"input '{name}': the engine fixes the batch dim at {tensor.shape[0]}, the config's "
+            f"max_batch_size is {batch[2]}"
+        )
     if batch is not None and tensor.shape and tensor.shape[0] == -1:
         top = max((p[2][0] for p in tensor.profiles), default=0)
         low = min((p[0][0] for p in tensor.profiles), default=0)

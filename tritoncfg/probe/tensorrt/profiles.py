@@ -92,12 +92,18 @@ def _axis_range(
     dims: Mapping[str, Range],
 ) -> Range:
     size = net.shape[axis]
+    if batch is not None and axis == 0:
+        if 0 <= size < batch[2]:
+            raise ProfileError(
+                f"input '{net.name}': the model fixes the batch dim at {size}, the config's "
+                f"max_batch_size is {batch[2]}"
+            )
+        return batch if size < 0 else (size, size, size)
     if size >= 0:
         return (size, size, size)
-    if batch is not None and axis == 0:
-        return batch
-    k = axis - (1 if batch is not None else 0)  # index into the config's dims
-    if declared is not None and len(declared) == len(net.shape) - (axis - k) and declared[k] > 0:
+    offset = 1 if batch is not None else 0
+    k = axis - offset  # index into the config's dims
+    if declared is not None and len(declared) + offset == len(net.shape) and declared[k] > 0:
         return (declared[k], declared[k], declared[k])
     for key in (f"{net.name}.{k}", net.name):
         if key in dims:
