@@ -46,7 +46,20 @@ def test_an_engine_that_matches_the_config_has_no_problems() -> None:
 
 def test_a_profile_below_max_batch_size_is_reported() -> None:
     assert check_engine(engine(batch_max=4), config(CFG)) == [
-        "input 'x': the engine's profiles accept batch 1..4, the config's max_batch_size is 8"
+        "input 'x': no profile accepts batch 5..8 (the profiles accept 1..4), the config's "
+        "max_batch_size is 8"
+    ]
+
+
+def test_a_gap_between_profiles_is_reported() -> None:
+    info = engine()
+    info.tensors[0] = EngineTensor(
+        "x", True, "FLOAT", (-1, 16), (((2, 16), (2, 16), (3, 16)), ((6, 16), (8, 16), (8, 16)))
+    )
+    info.num_profiles = 2
+    assert check_engine(info, config(CFG)) == [
+        "input 'x': no profile accepts batch 1, 4..5 (the profiles accept 2..3, 6..8), the "
+        "config's max_batch_size is 8"
     ]
 
 

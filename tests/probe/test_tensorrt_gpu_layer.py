@@ -18,6 +18,7 @@ ENGINE_API = {
         "get_tensor_profile_shape",
         "num_optimization_profiles",
         "create_execution_context",
+        "is_shape_inference_io",
     ],
     "IExecutionContext": [
         "set_input_shape",

@@ -133,20 +133,24 @@ def _check_tensor(kind: str, entry: Any, tensor: EngineTensor, batch: Range | No
 def _check_profiles(
     name: str, want: list[int], tensor: EngineTensor, batch: Range | None
 ) -> list[str]:
-    """Some profile must accept batch 1..max_batch_size and every fixed config dim."""
+    """Some profile must accept each batch size 1..max_batch_size (the dynamic batcher forms any
+    of them) and every dim the config fixes."""
     problems = []
     if batch is not None and 0 <= tensor.shape[0] < batch[2]:
         problems.append(
             f"input '{name}': the engine fixes the batch dim at {tensor.shape[0]}, the config's "
             f"max_batch_size is {batch[2]}"
         )
-    if batch is not None and tensor.shape and tensor.shape[0] == -1:
-        top = max((p[2][0] for p in tensor.profiles), default=0)
-        low = min((p[0][0] for p in tensor.profiles), default=0)
-        if low > 1 or top < batch[2]:
+    if batch is not None and tensor.shape[0] == -1:
+        ranges = sorted({(p[0][0], p[2][0]) for p in tensor.profiles})
+        uncovered = [
+            b for b in range(1, batch[2] + 1) if not any(lo <= b <= hi for lo, hi in ranges)
+        ]
+        if uncovered:
+            accepted = ", ".join(f"{lo}..{hi}" for lo, hi in ranges) or "none"
             problems.append(
-                f"input '{name}': the engine's profiles accept batch {low}..{top}, the config's "
-                f"max_batch_size is {batch[2]}"
+                f"input '{name}': no profile accepts batch {_spans(uncovered)} (the profiles "
+                f"accept {accepted}), the config's max_batch_size is {batch[2]}"
             )
     for axis, w in enumerate(want):
         if w < 0 or tensor.shape[axis] >= 0:
@@ -156,6 +160,17 @@ def _check_profiles(
                 f"input '{name}': no profile accepts size {w} at dim {axis} that the config fixes"
             )
     return problems
+
+
+def _spans(values: list[int]) -> str:
+    """`1, 5..8` for [1, 5, 6, 7, 8]."""
+    spans: list[list[int]] = []
+    for v in values:
+        if spans and v == spans[-1][1] + 1:
+            spans[-1][1] = v
+        else:
+            spans.append([v, v])
+    return ", ".join(str(a) if a == b else f"{a}..{b}" for a, b in spans)
 
 
 def _type_name(entry: Any) -> str:

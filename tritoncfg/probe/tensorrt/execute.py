@@ -53,6 +53,12 @@ class Executor:
         import numpy as np
 
         shapes = {name: tuple(int(d) for d in a.shape) for name, a in inputs.items()}
+        for tensor in self.info.tensors:
+            if tensor.is_input and self.engine.is_shape_inference_io(tensor.name):
+                raise ExecutionError(
+                    f"input '{tensor.name}' is a shape tensor: probe does not run shape-tensor "
+                    "inputs on TensorRT"
+                )
         profile = pick_profile(self.info, shapes)
         if profile is None:
             raise ExecutionError(f"no optimization profile accepts the shapes {shapes}")
