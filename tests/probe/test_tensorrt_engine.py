@@ -51,13 +51,17 @@ def test_a_profile_below_max_batch_size_is_reported() -> None:
     ]
 
 
-def test_a_gap_between_profiles_is_reported() -> None:
+def batch_profiles(*ranges: tuple[int, int]) -> EngineInfo:
+    """An engine whose input `x` has one profile per (min, max) batch range."""
     info = engine()
-    info.tensors[0] = EngineTensor(
-        "x", True, "FLOAT", (-1, 16), (((2, 16), (2, 16), (3, 16)), ((6, 16), (8, 16), (8, 16)))
-    )
-    info.num_profiles = 2
-    assert check_engine(info, config(CFG)) == [
+    profiles = tuple(((lo, 16), (hi, 16), (hi, 16)) for lo, hi in ranges)
+    info.tensors[0] = EngineTensor("x", True, "FLOAT", (-1, 16), profiles)
+    info.num_profiles = len(ranges)
+    return info
+
+
+def test_a_gap_between_profiles_is_reported() -> None:
+    assert check_engine(batch_profiles((2, 3), (6, 8)), config(CFG)) == [
         "input 'x': no profile accepts batch 1, 4..5 (the profiles accept 2..3, 6..8), the "
         "config's max_batch_size is 8"
     ]
@@ -81,11 +85,7 @@ def test_a_rank_difference_is_reported() -> None:
 
 
 def test_pick_profile_chooses_the_profile_holding_every_shape() -> None:
-    info = engine()
-    info.tensors[0] = EngineTensor(
-        "x", True, "FLOAT", (-1, 16), (((1, 16), (2, 16), (2, 16)), ((3, 16), (8, 16), (8, 16)))
-    )
-    info.num_profiles = 2
+    info = batch_profiles((1, 2), (3, 8))
     assert pick_profile(info, {"x": (2, 16)}) == 0
     assert pick_profile(info, {"x": (5, 16)}) == 1
     assert pick_profile(info, {"x": (9, 16)}) is None
