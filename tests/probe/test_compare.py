@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
+from models.onnxkit import make_runnable
 
 from tritoncfg.probe.compare import compare_arrays, compare_outputs, worst
 
@@ -68,3 +71,17 @@ def test_compare_outputs_flags_a_missing_output_and_worst_takes_the_max() -> Non
     assert results[2].reason == "output 'c': missing from the outputs"
     max_abs, max_rel = worst(results)
     assert max_abs == pytest.approx(0.5) and max_rel == pytest.approx(0.5)
+
+
+def test_real_onnx_runtime_outputs_against_a_perturbed_copy(tmp_path: Path) -> None:
+    ort = pytest.importorskip("onnxruntime")
+    path = make_runnable(tmp_path / "model.onnx", input_shape=["N", 16], output_shape=["N", 16])
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    x = np.linspace(-1, 1, 64, dtype=np.float32).reshape(4, 16)
+    (reference,) = session.run(["y"], {"x": x})
+    np.testing.assert_array_equal(reference, np.maximum(x, 0))  # the runtime really ran
+    close = {"y": reference + np.float32(1e-6)}
+    assert [r.ok for r in compare_outputs(close, {"y": reference}, atol=1e-5, rtol=1e-5)] == [True]
+    far = {"y": reference * np.float32(1.01)}
+    (result,) = compare_outputs(far, {"y": reference}, atol=1e-5, rtol=1e-5)
+    assert not result.ok and result.max_rel_error == pytest.approx(0.01, rel=1e-3)
