@@ -19,6 +19,11 @@ def write_atomic(path: Path, text: str) -> None:
     _replace(path, lambda handle: handle.write(text.encode("utf-8")))
 
 
+def write_atomic_bytes(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` (a TensorRT plan, ...), atomically like `write_atomic`."""
+    _replace(path, lambda handle: handle.write(data))
+
+
 def copy_atomic(source: Path, path: Path) -> None:
     """Replace `path` with a copy of the file `source` (e.g. a model file), the same way."""
     with source.open("rb") as reader:
