@@ -11,6 +11,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from clikit import run
 from lintkit import make_model
 
 from tritoncfg.api import LintResult, lint
@@ -293,7 +294,7 @@ def test_junit_has_one_case_per_file(linted: tuple[Path, LintResult]) -> None:
 
 
 def test_junit_adds_a_case_for_findings_outside_the_files() -> None:
-    output = render_junit([TRICKY], files=["a/config.pbtxt"])
+    output = render_junit([TRICKY], files=["a/config.pbtxt"], warnings_as_errors=True)
     suite = ET.fromstring(output.encode("utf-8"))
     assert [case.get("name") for case in suite.iter("testcase")] == [
         "a/config.pbtxt",
@@ -303,3 +304,50 @@ def test_junit_adds_a_case_for_findings_outside_the_files() -> None:
     failure = suite.find("testcase/failure")
     assert failure is not None
     assert failure.get("message") == f"TC999 made-up: {TRICKY.message}"
+
+
+WARNING_ONLY = """name: "warned"
+backend: "python"
+max_batch_size: 4
+input [{ name: "x" data_type: TYPE_FP32 dims: [1] }]
+output [{ name: "y" data_type: TYPE_FP32 dims: [1] }]
+"""
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["default", "warnings-as-errors"])
+def test_junit_fails_a_case_exactly_when_lint_exits_1(tmp_path: Path, strict: bool) -> None:
+    repo = tmp_path / "models"
+    make_model(repo, "warned", WARNING_ONLY, files=PYTHON_MODEL)
+    flag = ["--warnings-as-errors"] if strict else []
+    result = run("lint", "--format", "junit", *flag, str(repo))
+    suite = ET.fromstring(result.stdout.encode("utf-8"))
+    warned = [c for c in suite.iter("testcase") if "/warned/" in (c.get("name") or "")]
+    assert len(warned) == 1 and "TC903" in ET.tostring(warned[0], encoding="unicode")
+    assert result.returncode == (1 if strict else 0)
+    failures = list(suite.iter("failure"))
+    if not strict:
+        assert failures == [] and suite.get("failures") == "0"
+        assert "TC903" in (warned[0].findtext("system-out") or "")
+        return
+    assert suite.get("failures") == str(len(list(suite.iter("testcase"))))
+    for case in suite.iter("testcase"):
+        assert len(case.findall("failure")) == 1
+
+
+def test_junit_writes_one_failure_per_case_with_every_finding_in_its_body() -> None:
+    second = Diagnostic(
+        code="TC998",
+        rule="other",
+        severity=Severity.ERROR,
+        message="two",
+        path=TRICKY.path,
+        span=Span(7, 1, 7, 2),
+    )
+    suite = ET.fromstring(
+        render_junit([TRICKY, second], files=[], warnings_as_errors=True).encode("utf-8")
+    )
+    (failure,) = suite.iter("failure")
+    assert failure.get("message") == "2 findings: TC999, TC998"
+    body = (failure.text or "").splitlines()
+    assert body[0].startswith(f"{TRICKY.path}:3:5: warning TC999 made-up: 100% sure")
+    assert body[-1] == f"{TRICKY.path}:7:1: error TC998 other: two"

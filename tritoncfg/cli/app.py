@@ -8,6 +8,7 @@ import typer
 
 from tritoncfg import __version__
 from tritoncfg.cli import complete, diff, fmt, lint, rules, verify
+from tritoncfg.cli.help import PlainHelpCommand, PlainHelpGroup
 
 app = typer.Typer(
     name="tritoncfg",
@@ -16,6 +17,7 @@ app = typer.Typer(
     add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode="rich",
+    cls=PlainHelpGroup,
 )
 
 
@@ -37,14 +39,14 @@ def _root(
     """Read, check, format and prove Triton Inference Server model repositories."""
 
 
-app.command("lint")(lint.lint_command)
-app.command("fmt")(fmt.fmt_command)
-app.command("complete")(complete.complete_command)
-app.command("verify")(verify.verify_command)
-app.command("diff")(diff.diff_command)
-app.command("rules")(rules.rules_command)
-app.command("explain")(rules.explain_command)
-app.command("config-schema")(rules.config_schema_command)
+app.command("lint", cls=PlainHelpCommand)(lint.lint_command)
+app.command("fmt", cls=PlainHelpCommand)(fmt.fmt_command)
+app.command("complete", cls=PlainHelpCommand)(complete.complete_command)
+app.command("verify", cls=PlainHelpCommand)(verify.verify_command)
+app.command("diff", cls=PlainHelpCommand)(diff.diff_command)
+app.command("rules", cls=PlainHelpCommand)(rules.rules_command)
+app.command("explain", cls=PlainHelpCommand)(rules.explain_command)
+app.command("config-schema", cls=PlainHelpCommand)(rules.config_schema_command)
 
 
 def main() -> None:

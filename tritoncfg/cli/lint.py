@@ -249,11 +249,18 @@ def lint_command(
         assert not isinstance(result, bool)
     else:
         result = lint(paths, options, selection, filters)
-    _render(output_format, result, quiet=quiet, color=color, statistics=statistics)
     strict_exit = (
         warnings_as_errors
         if warnings_as_errors is not None
         else settings.get("warnings-as-errors", False)
+    )
+    _render(
+        output_format,
+        result,
+        quiet=quiet,
+        color=color,
+        statistics=statistics,
+        warnings_as_errors=strict_exit,
     )
     from tritoncfg.diagnostics import Severity
 
@@ -307,7 +314,13 @@ def _relative(result: Any) -> None:
 
 
 def _render(
-    output_format: OutputFormat, result: Any, *, quiet: bool, color: Color, statistics: bool
+    output_format: OutputFormat,
+    result: Any,
+    *,
+    quiet: bool,
+    color: Color,
+    statistics: bool,
+    warnings_as_errors: bool,
 ) -> None:
     out = sys.stdout
     if output_format is not OutputFormat.sarif:
@@ -328,7 +341,14 @@ def _render(
     elif output_format is OutputFormat.junit:
         from tritoncfg.report.junit import render_junit
 
-        out.write(render_junit(result.diagnostics, files=result.file_paths) + "\n")
+        out.write(
+            render_junit(
+                result.diagnostics,
+                files=result.file_paths,
+                warnings_as_errors=warnings_as_errors,
+            )
+            + "\n"
+        )
     else:
         from tritoncfg.report.text import render_statistics, render_text
 
