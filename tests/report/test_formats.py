@@ -351,3 +351,35 @@ def test_junit_writes_one_failure_per_case_with_every_finding_in_its_body() -> N
     body = (failure.text or "").splitlines()
     assert body[0].startswith(f"{TRICKY.path}:3:5: warning TC999 made-up: 100% sure")
     assert body[-1] == f"{TRICKY.path}:7:1: error TC998 other: two"
+
+
+@pytest.fixture
+def directory_findings(tmp_path: Path) -> LintResult:
+    """`nameless/` has its config as `config.pbtx`; `versionless/` has no version directory."""
+    repo = tmp_path / "models"
+    make_model(repo, "nameless", None, files={**PYTHON_MODEL, "config.pbtx": CLEAN})
+    make_model(repo, "versionless", CLEAN.replace('"clean"', '"versionless"'), versions=())
+    result = lint(repo)
+    assert {"TC104", "TC105"} <= {d.code for d in result.diagnostics}
+    return result
+
+
+def test_a_finding_about_a_directory_points_at_it_with_no_line(
+    directory_findings: LintResult,
+) -> None:
+    found = {d.code: d for d in directory_findings.diagnostics if d.code in ("TC104", "TC105")}
+    assert Path(found["TC104"].path).name == "nameless"
+    assert Path(found["TC105"].path).name == "versionless"
+    assert "'config.pbtx' is not read" in found["TC104"].message
+    assert all(Path(d.path).is_dir() for d in found.values())
+    assert all(d.to_json()["line"] is None for d in found.values())
+    sarif = json.loads(render_sarif(list(found.values()), RULES.values(), root=None))
+    jsonschema.validate(sarif, SARIF_SCHEMA_SUBSET)
+    for result in sarif["runs"][0]["results"]:
+        (location,) = result["locations"]
+        assert set(location["physicalLocation"]) == {"artifactLocation"}
+        assert location["physicalLocation"]["artifactLocation"]["uri"].endswith("less")
+    for line in render_github(found.values()).splitlines():
+        assert ",line=" not in line and "col=" not in line and "file=" in line
+    junit = render_junit(list(found.values()), files=[])
+    assert ":1:1" not in junit and ":0:0" not in junit
