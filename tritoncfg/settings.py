@@ -73,11 +73,11 @@ CONFIG_SCHEMA: dict[str, Any] = {
         "exclude": {
             "type": "array",
             "items": {"type": "string"},
-            "description": "Glob patterns (relative to the configuration file) of paths not to lint.",
+            "description": "Gitignore-style patterns (relative to the configuration file) of model directories not to lint.",
         },
         "per-path-ignores": {
             "type": "object",
-            "description": "Glob pattern -> rules ignored for matching paths.",
+            "description": "Gitignore-style pattern -> rules ignored for matching paths.",
             "additionalProperties": _SELECTORS,
         },
     },
