@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -70,3 +71,47 @@ def test_fmt_hook_reformats(tmp_path: Path) -> None:
     assert (repo / "models/good/config.pbtxt").read_text() == GOOD.replace(
         "max_batch_size: 8\n", "max_batch_size: 8\n"
     )
+
+
+def _documented_snippet() -> str:
+    text = (ROOT / "docs" / "linting.md").read_text()
+    snippet = text.split("# .pre-commit-config.yaml\n", 1)[1].split("```", 1)[0]
+    assert "rev:" in snippet and "tritoncfg-lint" in snippet
+    return snippet
+
+
+def test_documented_rev_names_no_tag_that_does_not_exist() -> None:
+    rev = re.search(r"rev: (\S+)", _documented_snippet())
+    assert rev is not None
+    tags = subprocess.run(
+        ["git", "tag", "--list"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert rev.group(1) in tags or not re.fullmatch(r"v?\d+(\.\d+)*", rev.group(1))
+
+
+def test_documented_snippet_pins_a_real_revision_with_autoupdate(tmp_path: Path) -> None:
+    """The documented steps, against this checkout as the hook repository: `pre-commit
+    autoupdate` turns `rev: main` into a commit (or tag) that exists, and it names both hooks."""
+    snippet = _documented_snippet().replace("https://github.com/tritoncfg/tritoncfg", str(ROOT))
+    repo = _repo(tmp_path, {".pre-commit-config.yaml": snippet})
+    env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "home"), NO_COLOR="1")
+    result = subprocess.run(
+        [*_precommit(), "autoupdate", "--color", "never"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    rev = re.search(r"rev: (\S+)", (repo / ".pre-commit-config.yaml").read_text())
+    assert rev is not None and rev.group(1) != "main"
+    resolved = subprocess.run(
+        ["git", "rev-parse", "--verify", f"{rev.group(1)}^{{commit}}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert resolved.returncode == 0, rev.group(1)
