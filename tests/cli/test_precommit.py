@@ -39,10 +39,10 @@ def _repo(tmp_path: Path, files: dict[str, str]) -> Path:
     return repo
 
 
-def _try(repo: Path, hook: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path.parent / "pre-commit-home"), NO_COLOR="1")
+def _pre_commit(repo: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PRE_COMMIT_HOME=str(home), NO_COLOR="1")
     return subprocess.run(
-        [*_precommit(), "try-repo", str(ROOT), hook, "--all-files", "--color", "never"],
+        [*_precommit(), *args, "--color", "never"],
         cwd=repo,
         capture_output=True,
         text=True,
@@ -50,6 +50,11 @@ def _try(repo: Path, hook: str, tmp_path: Path) -> subprocess.CompletedProcess[s
         timeout=600,
         check=False,
     )
+
+
+def _try(repo: Path, hook: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    home = tmp_path.parent / "pre-commit-home"
+    return _pre_commit(repo, home, "try-repo", str(ROOT), hook, "--all-files")
 
 
 def test_lint_hook_passes_good_and_fails_bad(tmp_path: Path) -> None:
@@ -94,16 +99,7 @@ def test_documented_snippet_pins_a_real_revision_with_autoupdate(tmp_path: Path)
     autoupdate` turns `rev: main` into a commit (or tag) that exists, and it names both hooks."""
     snippet = _documented_snippet().replace("https://github.com/tritoncfg/tritoncfg", str(ROOT))
     repo = _repo(tmp_path, {".pre-commit-config.yaml": snippet})
-    env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "home"), NO_COLOR="1")
-    result = subprocess.run(
-        [*_precommit(), "autoupdate", "--color", "never"],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-        check=False,
-    )
+    result = _pre_commit(repo, tmp_path / "home", "autoupdate")
     assert result.returncode == 0, result.stdout + result.stderr
     rev = re.search(r"rev: (\S+)", (repo / ".pre-commit-config.yaml").read_text())
     assert rev is not None and rev.group(1) != "main"
