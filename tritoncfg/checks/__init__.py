@@ -30,6 +30,7 @@ from tritoncfg.checks import (  # noqa: F401
     model_onnx,
     model_onnx_inputs,
     model_onnx_shapes,
+    model_openvino,
     model_tensorrt,
     model_tensorrt_autofill,
     model_tensorrt_bindings,
