@@ -70,6 +70,10 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "description": "Triton's --backend-directory on the target host.",
         },
         "model-config-name": {"type": "string", "description": "Triton's --model-config-name."},
+        "triton-version": {
+            "type": "string",
+            "description": "The Triton release to check against, e.g. 2.51 or 24.10 (TC012).",
+        },
         "exclude": {
             "type": "array",
             "items": {"type": "string"},

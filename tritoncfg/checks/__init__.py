@@ -47,6 +47,7 @@ from tritoncfg.checks import (  # noqa: F401
     sequence_state_files,
     sequence_values,
     suppress,
+    target_release,
     version_policy,
     warmup,
     warmup_data,

@@ -57,6 +57,18 @@ def _gpu_memory(value: str | int | None) -> int | None:
         fail(f"--gpu-memory: {exc}")
 
 
+def _triton_version(value: str | None) -> str | None:
+    if value is None:
+        return None
+    from tritoncfg.schema.releases import UnknownRelease, find_release
+
+    try:
+        find_release(str(value))
+    except UnknownRelease as exc:
+        fail(f"--triton-version: {exc}")
+    return str(value)
+
+
 def parse_rate_limit_resources(values: list[str] | None) -> tuple[tuple[str, int, int | None], ...]:
     from tritoncfg.checks.rate_limit_resources import parse_rate_limit_resource
 
@@ -134,6 +146,13 @@ def lint_command(
         typer.Option(
             help="Triton's --rate-limit-resource on the target host: NAME:COUNT[:DEVICE] "
             "(repeatable)."
+        ),
+    ] = None,
+    triton_version: Annotated[
+        str | None,
+        typer.Option(
+            help="The Triton release the repository is for, e.g. 2.51 or 24.10: report fields "
+            "and values it does not know (TC012). Default: the newest schema."
         ),
     ] = None,
     select: Annotated[
@@ -219,6 +238,7 @@ def lint_command(
         ),
         backend_dir=backend_dir
         or (settings.base / configured_backend_dir if configured_backend_dir else None),
+        triton_version=_triton_version(triton_version or settings.get("triton-version")),
     )
     cli_select = (*(_split(select) or ()), *(_split(extend_select) or ()))
     selection = RuleSelection(
