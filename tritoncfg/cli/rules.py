@@ -52,13 +52,14 @@ def rules_command(
         return
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(show_lines=False, header_style="bold")
     for column in header:
         table.add_column(column, overflow="fold")
     for row in rows_text:
-        table.add_row(*row)
-    Console(highlight=False).print(table, markup=False)
+        table.add_row(*(Text(cell) for cell in row))  # Text: a summary's [brackets] stay
+    Console(highlight=False).print(table)
 
 
 def _write_lines(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> None:

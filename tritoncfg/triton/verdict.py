@@ -73,7 +73,7 @@ class ModelVerdict:
             "triton_state": self.triton_state,
             "triton_errors": [e.to_json() for e in self.triton_errors],
             "tritoncfg_errors": [
-                {"code": d.code, "rule": d.rule, "message": d.message, "line": d.span.line}
+                {"code": d.code, "rule": d.rule, "message": d.message, "line": d.span.line or None}
                 for d in self.tritoncfg_errors
             ],
             "agree": self.agree,
