@@ -164,3 +164,11 @@ def test_locate_reads_the_ir_triton_loads(tmp_path: Path) -> None:
     io = ctx.model_io(workspace.models[0])
     assert isinstance(io, ModelIO) and io.path.name == "net.xml"
     assert [t.name for t in io.inputs] == ["x"]
+
+
+def test_an_unreadable_ir_is_reported(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    make_model(root, "m", 'name: "m"\nbackend: "openvino"\n', files={"1/model.xml": "<html>oops"})
+    (finding,) = [d for d in lint_repo(root) if d.code == "TC874"]
+    assert "1/model.xml is not a readable OpenVINO IR" in finding.message
+    assert "not well-formed XML" in finding.message

@@ -1,4 +1,4 @@
-"""TC870-TC873: the OpenVINO backend's checks of the config against the IR `model.xml`
+"""TC870-TC874: the OpenVINO backend's checks of the config against the IR `model.xml`
 (openvino_backend `src/openvino.cc`, `ModelState::ValidateInputs` / `ValidateOutputs`, and
 `CompareDimsSupported` in `openvino_utils.cc`), read with `tritoncfg.models.openvino`.
 
@@ -19,7 +19,7 @@ from tritoncfg.checks.model_common import (
 )
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
 from tritoncfg.diagnostics import Severity
-from tritoncfg.models.io import ModelIO, TensorInfo
+from tritoncfg.models.io import ModelIO, TensorInfo, Unknowable
 from tritoncfg.models.openvino import ELEMENT_TYPES, dim_matches
 from tritoncfg.schema import DataType, ModelConfig
 from tritoncfg.workspace import LoadedModel
@@ -273,3 +273,37 @@ def _compare(name: str, info: TensorInfo, dims: list[int], mbs: int, *, exact: b
         f"{head} but the model configuration specifies {len(dims)} dimensions (shape "
         f"{shape_string(dims)})"
     )
+
+
+@model_rule(
+    "TC874",
+    "openvino-model-unreadable",
+    severity=Severity.WARNING,
+    summary="The OpenVINO IR .xml cannot be read, so the config was not checked against it.",
+    phase="MODEL_INIT",
+)
+def openvino_model_unreadable(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    Reports an `openvino` model whose `model.xml` is not well-formed XML or not an OpenVINO IR
+    (no `<net>` with `<layers>`).
+
+    ## Why it matters
+    The backend's `read_model` fails on it (`reading model`), and the model does not load. Until
+    the file is readable, tritoncfg cannot compare the config with the model (TC870-TC873).
+
+    ## Example
+    ```text
+    m/config.pbtxt   backend: "openvino"
+    m/1/model.xml    an HTML error page saved by a failed download
+    ```
+
+    ## Fix
+    Convert the model again (`ovc` / `mo`) and copy both `model.xml` and `model.bin`.
+    """
+    if ctx.config(model).backend != "openvino":
+        return
+    io = ctx.model_io(model)
+    if isinstance(io, Unknowable) and io.cause == "unreadable":
+        where = io.path.relative_to(model.dir.path) if io.path is not None else "model.xml"
+        yield Finding(f"{where} is not a readable OpenVINO IR ({io.reason})")
