@@ -3,7 +3,7 @@
 The IR is plain XML: each `Parameter` layer is a model input and each `Result` layer a model
 output, whose tensor is the output port of the layer that feeds it (found through `<edges>`).
 A tensor's name is what `ov::Output::get_any_name()` returns: the smallest (byte-wise) of the
-port's comma-separated `names`. Inputs and outputs keep the document's order, as OpenVINO's IR
+port's comma-separated `names` (OpenVINO `src/core/src/descriptor/tensor.cpp`, `set_names`). Inputs and outputs keep the document's order, as OpenVINO's IR
 reader does. Dims are the port's `<dim>` values (-1: dynamic); a Parameter's `data shape` can
 also give bounded ranges (`1..8`), kept as the string "1..8". The `layout` rt_info attribute of
 a port (`[N,C,H,W]`) says whether the tensor has a batch dimension. `model.bin` (the weights) is
