@@ -42,12 +42,9 @@ _MISSING_AGENT = re.compile(
     r"unable to find '(?P<lib>[^']+)' for repo agent '(?P<agent>[^']+)', searched: (?P<dir>\S+)"
 )
 
-# Fields newer than some servers: (field, last release without it). A parse error on one of them
-# from such a server is a version difference, not a config error on current Triton.
-KNOWN_VERSION_DIFFERENCES: tuple[tuple[str, tuple[int, int]], ...] = (
-    ("model_metrics", (2, 51)),  # ModelConfig.model_metrics, ModelMetrics*
-    ("max_inflight_requests", (2, 51)),  # ModelEnsembling.max_inflight_requests
-)
+# A parse error on a field or value newer than the server (tritoncfg.schema.releases) is a
+# version difference, not a config error on current Triton.
+_NO_FIELD = re.compile(r'Message type "inference\.([\w.]+)" has no field named "(\w+)"')
 
 
 @dataclass(slots=True)
@@ -127,16 +124,23 @@ def triton_checked(diagnostic: Diagnostic) -> bool:
 
 
 def version_difference(error: TritonError, version: tuple[int, int] | None) -> str | None:
-    if error.phase != "PARSE" or version is None:
+    """Why a server's parse error is a version difference (the field is newer than the server,
+    per the release table of model_config.proto), or None."""
+    match = _NO_FIELD.search(error.message) if error.phase == "PARSE" else None
+    if match is None or version is None:
         return None
-    for name, last_without in KNOWN_VERSION_DIFFERENCES:
-        if f'no field named "{name}"' in error.message and version <= last_without:
-            release = ".".join(map(str, version))
-            return (
-                f"known version difference: Triton {release} predates the field {name}; "
-                "newer servers accept it"
-            )
-    return None
+    from tritoncfg.schema.releases import release_table
+
+    table = release_table()
+    first = table.first_release.get(f"{match[1]}.{match[2]}")
+    added = next((r for r in table.releases if r.container == first), None)
+    if added is None or version >= tuple(int(p) for p in added.triton.split(".")):
+        return None
+    release = ".".join(map(str, version))
+    return (
+        f"known version difference: Triton {release} predates the field {match[2]} (added in "
+        f"{added}); newer servers accept it"
+    )
 
 
 def errors_by_model(
