@@ -84,7 +84,7 @@ def _describe(root: Element, path: Path) -> ModelIO:
             port = producer.find(f"./output/port[@id='{source[1]}']")
             if port is None:
                 raise ValueError(f"Result '{layer.get('name')}': no port {source[1]}")
-            outputs.append(_tensor(layer, port, None, result=True))
+            outputs.append(_tensor(layer, port, None, also=inputs_port))
     return ModelIO(
         "openvino",
         path,
@@ -94,10 +94,16 @@ def _describe(root: Element, path: Path) -> ModelIO:
     )
 
 
+def _names(port: Element | None) -> set[str]:
+    text = "" if port is None else port.get("names") or ""
+    return {name.strip() for name in text.split(",") if name.strip()}
+
+
 def _tensor(
-    layer: Element, port: Element, shape: tuple[Dim, ...] | None, *, result: bool = False
+    layer: Element, port: Element, shape: tuple[Dim, ...] | None, *, also: Element | None = None
 ) -> TensorInfo:
-    names = [n.strip() for n in (port.get("names") or "").split(",") if n.strip()]
+    # a Result shares its input's tensor: names written on its own input port add to it
+    names = _names(port) | _names(also)
     # a Result without tensor names is named after the layer (OpenVINO's legacy naming)
     name = min(names) if names else (layer.get("name") or "")
     element = _element_type(layer, port)
