@@ -54,16 +54,17 @@ class Diagnostic:
         return (self.path, self.span.line, self.span.column, self.code)
 
     def to_json(self) -> dict[str, Any]:
+        positioned = self.span.line > 0  # 0: a finding about a directory, no line (NO_LINE)
         return {
             "code": self.code,
             "rule": self.rule,
             "severity": self.severity.value,
             "message": self.message,
             "path": self.path,
-            "line": self.span.line,
-            "column": self.span.column,
-            "end_line": self.span.end_line,
-            "end_column": self.span.end_column,
+            "line": self.span.line if positioned else None,
+            "column": self.span.column if positioned else None,
+            "end_line": self.span.end_line if positioned else None,
+            "end_column": self.span.end_column if positioned else None,
             "model": self.model,
             "triton": None
             if self.triton is None

@@ -74,14 +74,18 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "description": "Triton's --backend-directory on the target host.",
         },
         "model-config-name": {"type": "string", "description": "Triton's --model-config-name."},
+        "triton-version": {
+            "type": "string",
+            "description": "The Triton release to check against, e.g. 2.51 or 24.10 (TC012).",
+        },
         "exclude": {
             "type": "array",
             "items": {"type": "string"},
-            "description": "Glob patterns (relative to the configuration file) of paths not to lint.",
+            "description": "Gitignore-style patterns (relative to the configuration file) of model directories not to lint.",
         },
         "per-path-ignores": {
             "type": "object",
-            "description": "Glob pattern -> rules ignored for matching paths.",
+            "description": "Gitignore-style pattern -> rules ignored for matching paths.",
             "additionalProperties": _SELECTORS,
         },
     },

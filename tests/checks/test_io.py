@@ -302,11 +302,26 @@ def test_duplicate_tensor_names(tmp_path: Path) -> None:
         'output [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] }, { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
     )
     diagnostics = [d for d in lint_config(tmp_path, config) if d.code == "TC312"]
-    assert [(str(d.span), d.severity, d.triton) for d in diagnostics] == [
-        ("2:65", Severity.WARNING, None),
-        ("3:66", Severity.WARNING, None),
+    assert [(str(d.span), d.severity) for d in diagnostics] == [
+        ("2:65", Severity.ERROR),
+        ("3:66", Severity.WARNING),
     ]
     assert "input 'x' is declared again (first as input #0)" in diagnostics[0].message
+    assert "every request fails" in diagnostics[0].message
+    assert diagnostics[0].triton is not None
+    assert diagnostics[0].triton.message == "expected 2 inputs but got 1 inputs for model 'm'"
+    assert "every request fails" not in diagnostics[1].message
+
+
+def test_duplicate_optional_input_is_a_warning(tmp_path: Path) -> None:
+    """Triton counts only non-optional inputs as required: a request with 'x' and 'z' passes."""
+    config = PY + (
+        'input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] optional: true },'
+        ' { name: "x" data_type: TYPE_FP32 dims: [ 8 ] optional: true },'
+        ' { name: "z" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
+    )
+    (d,) = [d for d in lint_config(tmp_path, config) if d.code == "TC312"]
+    assert d.severity is Severity.WARNING and "requests still work" in d.message
 
 
 def test_input_and_output_may_share_a_name(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from lintkit import make_model
 
 from tritoncfg.api import lint
@@ -112,3 +113,39 @@ def test_per_path_ignores_and_exclude(tmp_path: Path) -> None:
     result = lint(repo, filters=excluded)
     assert result.models == 1
     assert all("/b/" not in d.path for d in result.diagnostics)
+
+
+def _two_models(tmp_path: Path) -> Path:
+    repo = tmp_path / "models"
+    make_model(repo, "x", BATCHING.format(comment=""), files={"1/model.py": ""})
+    make_model(repo, "xy", BATCHING.format(comment=""), files={"1/model.py": ""})
+    return repo
+
+
+@pytest.mark.parametrize(
+    "pattern", ["models/x/", "models/x/*", "**/x/*", "**/x", "models/x", "/models/x/", "x/"]
+)
+def test_exclude_is_gitignore_style(tmp_path: Path, pattern: str) -> None:
+    repo = _two_models(tmp_path)
+    result = lint(repo, filters=PathFilters(base=tmp_path, exclude=(pattern,)))
+    linted = sorted({Path(d.path).parent.name for d in result.diagnostics if d.code == "TC903"})
+    assert result.models == 1 and linted == ["xy"]
+
+
+def test_exclude_negation_and_near_names(tmp_path: Path) -> None:
+    repo = _two_models(tmp_path)
+    kept = lint(repo, filters=PathFilters(base=tmp_path, exclude=("models/*/", "!models/xy/")))
+    assert kept.models == 1 and all("/xy/" in d.path for d in kept.diagnostics)
+    near = lint(repo, filters=PathFilters(base=tmp_path, exclude=("models/x?/",)))
+    assert near.models == 1 and all("/x/" in d.path for d in near.diagnostics)
+
+
+@pytest.mark.parametrize("pattern", ["models/x/", "**/x/*", "**/x/config.pbtxt", "x/"])
+def test_per_path_ignores_are_gitignore_style(tmp_path: Path, pattern: str) -> None:
+    repo = _two_models(tmp_path)
+    ignores = PathFilters(base=tmp_path, per_path_ignores={pattern: ("TC903",)})
+    result = lint(repo, filters=ignores)
+    assert result.models == 2
+    assert sorted(Path(d.path).parent.name for d in result.diagnostics if d.code == "TC903") == [
+        "xy"
+    ]

@@ -108,6 +108,20 @@ def test_rules_and_explain_commands() -> None:
     assert run("explain", "TC9999").returncode == 2
 
 
+def test_rules_piped_print_one_whole_line_per_rule() -> None:
+    from tritoncfg.checks import RULES
+
+    result = run("rules")  # stdout is a pipe here, as in `tritoncfg rules > rules.txt`
+    assert result.returncode == 0
+    header, *lines = result.stdout.splitlines()
+    assert header.split()[:3] == ["code", "rule", "severity"]
+    assert len(lines) == len(RULES)
+    for line, code in zip(lines, sorted(RULES), strict=True):
+        rule = RULES[code]
+        assert line.split()[:4] == [code, rule.name, rule.severity.value, rule.phase]
+        assert line.endswith(rule.summary)
+
+
 def test_quiet_and_statistics(project: Path) -> None:
     quiet = run("lint", str(project / "models"), "--quiet")
     assert "Found" not in quiet.stdout and "TC903" in quiet.stdout

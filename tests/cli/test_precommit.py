@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -38,10 +39,10 @@ def _repo(tmp_path: Path, files: dict[str, str]) -> Path:
     return repo
 
 
-def _try(repo: Path, hook: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path.parent / "pre-commit-home"), NO_COLOR="1")
+def _pre_commit(repo: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PRE_COMMIT_HOME=str(home), NO_COLOR="1")
     return subprocess.run(
-        [*_precommit(), "try-repo", str(ROOT), hook, "--all-files", "--color", "never"],
+        [*_precommit(), *args, "--color", "never"],
         cwd=repo,
         capture_output=True,
         text=True,
@@ -49,6 +50,11 @@ def _try(repo: Path, hook: str, tmp_path: Path) -> subprocess.CompletedProcess[s
         timeout=600,
         check=False,
     )
+
+
+def _try(repo: Path, hook: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    home = tmp_path.parent / "pre-commit-home"
+    return _pre_commit(repo, home, "try-repo", str(ROOT), hook, "--all-files")
 
 
 def test_lint_hook_passes_good_and_fails_bad(tmp_path: Path) -> None:
@@ -70,3 +76,38 @@ def test_fmt_hook_reformats(tmp_path: Path) -> None:
     assert (repo / "models/good/config.pbtxt").read_text() == GOOD.replace(
         "max_batch_size: 8\n", "max_batch_size: 8\n"
     )
+
+
+def _documented_snippet() -> str:
+    text = (ROOT / "docs" / "linting.md").read_text()
+    snippet = text.split("# .pre-commit-config.yaml\n", 1)[1].split("```", 1)[0]
+    assert "rev:" in snippet and "tritoncfg-lint" in snippet
+    return snippet
+
+
+def test_documented_rev_names_no_tag_that_does_not_exist() -> None:
+    rev = re.search(r"rev: (\S+)", _documented_snippet())
+    assert rev is not None
+    tags = subprocess.run(
+        ["git", "tag", "--list"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert rev.group(1) in tags or not re.fullmatch(r"v?\d+(\.\d+)*", rev.group(1))
+
+
+def test_documented_snippet_pins_a_real_revision_with_autoupdate(tmp_path: Path) -> None:
+    """The documented steps, against this checkout as the hook repository: `pre-commit
+    autoupdate` turns `rev: main` into a commit (or tag) that exists, and it names both hooks."""
+    snippet = _documented_snippet().replace("https://github.com/tritoncfg/tritoncfg", str(ROOT))
+    repo = _repo(tmp_path, {".pre-commit-config.yaml": snippet})
+    result = _pre_commit(repo, tmp_path / "home", "autoupdate")
+    assert result.returncode == 0, result.stdout + result.stderr
+    rev = re.search(r"rev: (\S+)", (repo / ".pre-commit-config.yaml").read_text())
+    assert rev is not None and rev.group(1) != "main"
+    resolved = subprocess.run(
+        ["git", "rev-parse", "--verify", f"{rev.group(1)}^{{commit}}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert resolved.returncode == 0, rev.group(1)

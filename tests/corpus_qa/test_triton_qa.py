@@ -239,6 +239,8 @@ def undecidable_reason(case: Case) -> str | None:
             return "decided by the DALI pipeline (dali.py) in the DALI backend"
         if not missing and ".onnx" in status:
             return None  # tritoncfg reads ONNX files (tritoncfg.models.onnx): decidable
+        if not missing and ".xml" in status and "openvino" in where:
+            return None  # tritoncfg reads OpenVINO IRs (tritoncfg.models.openvino): decidable
         what = "missing: " + ", ".join(missing) if missing else status
         return f"decided by the model file's contents ({what})"
     if case.kind in ("valid", "autofill") and missing:

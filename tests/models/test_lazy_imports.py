@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from lintkit import make_model
 
-HEAVY = ("onnx", "onnxruntime", "tensorrt", "numpy")
+# xml.etree: only for an OpenVINO model.xml; pathspec: only with exclude / per-path-ignores
+HEAVY = ("onnx", "onnxruntime", "tensorrt", "numpy", "xml.etree.ElementTree", "pathspec")
 
 
 def run(code: str) -> subprocess.CompletedProcess[str]:

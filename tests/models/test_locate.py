@@ -94,7 +94,6 @@ def test_no_model_file_and_no_version(tmp_path: Path) -> None:
         ('backend: "pytorch"\n', "model.pt", "TorchScript"),
         ('backend: "python"\n', "model.py", "auto_complete_config"),
         ('platform: "tensorflow_savedmodel"\n', "model.savedmodel", "TensorFlow"),
-        ('backend: "openvino"\n', "model.xml", "OpenVINO"),
     ],
 )
 def test_frameworks_whose_files_do_not_say(

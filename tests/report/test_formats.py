@@ -11,6 +11,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from clikit import run
 from lintkit import make_model
 
 from tritoncfg.api import LintResult, lint
@@ -293,7 +294,7 @@ def test_junit_has_one_case_per_file(linted: tuple[Path, LintResult]) -> None:
 
 
 def test_junit_adds_a_case_for_findings_outside_the_files() -> None:
-    output = render_junit([TRICKY], files=["a/config.pbtxt"])
+    output = render_junit([TRICKY], files=["a/config.pbtxt"], warnings_as_errors=True)
     suite = ET.fromstring(output.encode("utf-8"))
     assert [case.get("name") for case in suite.iter("testcase")] == [
         "a/config.pbtxt",
@@ -303,3 +304,82 @@ def test_junit_adds_a_case_for_findings_outside_the_files() -> None:
     failure = suite.find("testcase/failure")
     assert failure is not None
     assert failure.get("message") == f"TC999 made-up: {TRICKY.message}"
+
+
+WARNING_ONLY = """name: "warned"
+backend: "python"
+max_batch_size: 4
+input [{ name: "x" data_type: TYPE_FP32 dims: [1] }]
+output [{ name: "y" data_type: TYPE_FP32 dims: [1] }]
+"""
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["default", "warnings-as-errors"])
+def test_junit_fails_a_case_exactly_when_lint_exits_1(tmp_path: Path, strict: bool) -> None:
+    repo = tmp_path / "models"
+    make_model(repo, "warned", WARNING_ONLY, files=PYTHON_MODEL)
+    flag = ["--warnings-as-errors"] if strict else []
+    result = run("lint", "--format", "junit", *flag, str(repo))
+    suite = ET.fromstring(result.stdout.encode("utf-8"))
+    warned = [c for c in suite.iter("testcase") if "/warned/" in (c.get("name") or "")]
+    assert len(warned) == 1 and "TC903" in ET.tostring(warned[0], encoding="unicode")
+    assert result.returncode == (1 if strict else 0)
+    failures = list(suite.iter("failure"))
+    if not strict:
+        assert failures == [] and suite.get("failures") == "0"
+        assert "TC903" in (warned[0].findtext("system-out") or "")
+        return
+    assert suite.get("failures") == str(len(list(suite.iter("testcase"))))
+    for case in suite.iter("testcase"):
+        assert len(case.findall("failure")) == 1
+
+
+def test_junit_writes_one_failure_per_case_with_every_finding_in_its_body() -> None:
+    second = Diagnostic(
+        code="TC998",
+        rule="other",
+        severity=Severity.ERROR,
+        message="two",
+        path=TRICKY.path,
+        span=Span(7, 1, 7, 2),
+    )
+    suite = ET.fromstring(
+        render_junit([TRICKY, second], files=[], warnings_as_errors=True).encode("utf-8")
+    )
+    (failure,) = suite.iter("failure")
+    assert failure.get("message") == "2 findings: TC999, TC998"
+    body = (failure.text or "").splitlines()
+    assert body[0].startswith(f"{TRICKY.path}:3:5: warning TC999 made-up: 100% sure")
+    assert body[-1] == f"{TRICKY.path}:7:1: error TC998 other: two"
+
+
+@pytest.fixture
+def directory_findings(tmp_path: Path) -> LintResult:
+    """`nameless/` has its config as `config.pbtx`; `versionless/` has no version directory."""
+    repo = tmp_path / "models"
+    make_model(repo, "nameless", None, files={**PYTHON_MODEL, "config.pbtx": CLEAN})
+    make_model(repo, "versionless", CLEAN.replace('"clean"', '"versionless"'), versions=())
+    result = lint(repo)
+    assert {"TC104", "TC105"} <= {d.code for d in result.diagnostics}
+    return result
+
+
+def test_a_finding_about_a_directory_points_at_it_with_no_line(
+    directory_findings: LintResult,
+) -> None:
+    found = {d.code: d for d in directory_findings.diagnostics if d.code in ("TC104", "TC105")}
+    assert Path(found["TC104"].path).name == "nameless"
+    assert Path(found["TC105"].path).name == "versionless"
+    assert "'config.pbtx' is not read" in found["TC104"].message
+    assert all(Path(d.path).is_dir() for d in found.values())
+    assert all(d.to_json()["line"] is None for d in found.values())
+    sarif = json.loads(render_sarif(list(found.values()), RULES.values(), root=None))
+    jsonschema.validate(sarif, SARIF_SCHEMA_SUBSET)
+    for result in sarif["runs"][0]["results"]:
+        (location,) = result["locations"]
+        assert set(location["physicalLocation"]) == {"artifactLocation"}
+        assert location["physicalLocation"]["artifactLocation"]["uri"].endswith("less")
+    for line in render_github(found.values()).splitlines():
+        assert ",line=" not in line and "col=" not in line and "file=" in line
+    junit = render_junit(list(found.values()), files=[])
+    assert ":1:1" not in junit and ":0:0" not in junit

@@ -190,3 +190,18 @@ def test_same_message_is_loose_about_case_and_end_marks() -> None:
     assert same_message("a b", "x a b y")
     assert not same_message("", "anything")
     assert not same_message("one thing", "another")
+
+
+def test_version_differences_come_from_the_release_table() -> None:
+    """Any field newer than the server, not only a hand-kept list (use_growable_memory: 23.11)."""
+    error = TritonError(
+        "PARSE",
+        'Message type "inference.ModelSequenceBatching.State" has no field named '
+        '"use_growable_memory".',
+        5,
+        3,
+    )
+    assert "added in Triton 2.40 (23.11)" in (version_difference(error, (2, 39)) or "")
+    assert version_difference(error, (2, 40)) is None
+    unknown = TritonError("PARSE", 'Message type "inference.ModelConfig" has no field named "x".')
+    assert version_difference(unknown, (2, 39)) is None

@@ -32,6 +32,10 @@ def _tensorrt(config: ModelConfig) -> bool:
     return config.backend == "tensorrt" or config.platform == "tensorrt_plan"
 
 
+def _openvino(config: ModelConfig) -> bool:
+    return config.backend == "openvino"
+
+
 def _batch_io(config: ModelConfig) -> bool:
     return bool(config.batch_input) or bool(config.batch_output)
 
@@ -72,6 +76,7 @@ _FAMILIES: dict[Gate, tuple[str, ...]] = {
     _ensemble: ("ensemble", "ensemble_flow", "ensemble_deps", "ensemble_xmodel"),
     _warmup: ("warmup", "warmup_data", "warmup_request"),
     _onnx: ("model_onnx", "model_onnx_inputs", "model_onnx_shapes"),
+    _openvino: ("model_openvino",),
     _tensorrt: (
         "model_tensorrt",
         "model_tensorrt_autofill",

@@ -11,7 +11,7 @@ from tritoncfg.checks.io import PHASE, io_finding, platform_known, shape_finding
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
 from tritoncfg.complete.autofill import TENSORRT_PLAN
 from tritoncfg.diagnostics import Severity
-from tritoncfg.schema import ModelInput
+from tritoncfg.schema import ModelConfig, ModelInput
 from tritoncfg.workspace import LoadedModel
 
 
@@ -302,20 +302,25 @@ def non_linear_io_needs_3_dims(model: LoadedModel, ctx: CheckContext) -> Iterato
 @model_rule(
     "TC312",
     "duplicate-io-name",
-    severity=Severity.WARNING,
-    summary="Two inputs (or two outputs) have the same name.",
-    phase="MODEL_INIT",
+    severity=Severity.ERROR,
+    summary="Two inputs (or two outputs) have the same name; required duplicate inputs fail every request.",
+    phase="RUNTIME",
 )
 def duplicate_io_name(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
     ## What it does
     Reports an input whose name an earlier input already has, and the same for outputs. Core
-    does not check this.
+    does not check this at load.
 
     ## Why it matters
-    Triton loads the model, keeps only the first of the two tensors, but still counts both as
-    required inputs, so every inference request then fails for a missing input. Two outputs of
-    one name that both have labels fail the load: `multiple label files for '<name>'`.
+    Triton loads the model (`Model::Init` in core's `model.cc` keeps the first tensor of a name
+    in its input map) but counts every non-`optional` input as required, both copies included.
+    A request cannot carry one name twice (`input 'x' already exists in request`), so when the
+    duplicates are required no request can ever supply enough inputs and every one fails
+    (`infer_request.cc`): `expected 2 inputs but got 1 inputs for model 'm'`. That is an error:
+    the model is up but unusable. A duplicate of an `optional` input, or of an output, does not
+    fail requests (the second declaration is never used): a warning. Two outputs of one name that
+    both have labels fail the load: TC332 (`multiple label files for '<name>'`).
 
     ## Example
     ```pbtxt
@@ -335,19 +340,42 @@ def duplicate_io_name(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding
     ]
     ```
     """
+    config = ctx.io_config(model)
+    required = sum(not tensor.optional for tensor in config.input)
+    distinct = len({tensor.name for tensor in config.input})
+    every_request_fails = required > distinct  # a request names each input at most once
     seen: dict[tuple[str, str], int] = {}
-    for kind, i, io in tensors(ctx.io_config(model)):
+    for kind, i, io in tensors(config):
         if not io.name:
             continue  # TC301
         first = seen.setdefault((kind, io.name), i)
-        if first != i:
-            effect = (
-                "but still requires both, so every request fails"
-                if kind == "input"
-                else "and drops this one"
-            )
+        if first == i:
+            continue
+        if kind == "input" and every_request_fails:
             yield Finding(
-                f"{kind} '{io.name}' is declared again (first as {kind} #{first}); Triton keeps "
-                f"only the first {effect}: rename or remove this one",
+                f"input '{io.name}' is declared again (first as input #{first}): Triton loads "
+                f"the model but counts {required} required inputs where a request can name only "
+                f"{distinct}, so every request fails; rename or remove this one",
                 at(model, kind, i, "name", value=True),
+                triton_message=_too_few_inputs(config, required, distinct, model.name),
             )
+            continue
+        effect = "it is optional, so requests still work" if kind == "input" else "an output"
+        yield Finding(
+            f"{kind} '{io.name}' is declared again (first as {kind} #{first}); Triton keeps only "
+            f"the first and never uses this one ({effect}): rename or remove it",
+            at(model, kind, i, "name", value=True),
+            severity=Severity.WARNING,
+        )
+
+
+def _too_few_inputs(config: ModelConfig, required: int, distinct: int, name: str) -> str:
+    """The start of `InferenceRequest::ValidateRequestInputs`'s message for a request that sends
+    every distinct input once."""
+    declared = len(config.input)
+    if declared == required:
+        return f"expected {declared} inputs but got {distinct} inputs for model '{name}'"
+    return (
+        f"expected number of inputs between {required} and {declared} but got {distinct} "
+        f"inputs for model '{name}'"
+    )

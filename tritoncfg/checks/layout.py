@@ -9,6 +9,7 @@ from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule, rep
 from tritoncfg.diagnostics import Fix, Severity
 from tritoncfg.repository import IssueKind, Repository
 from tritoncfg.text.edits import Edit
+from tritoncfg.text.span import NO_LINE
 from tritoncfg.workspace import LoadedModel
 
 
@@ -16,6 +17,22 @@ def _issues(repository: Repository, *kinds: IssueKind) -> Iterator[Finding]:
     for issue in repository.issues:
         if issue.kind in kinds:
             yield Finding(issue.detail, path=str(issue.path))
+
+
+def _near_miss(wanted: str, files: tuple[str, ...]) -> str | None:
+    """A file of the model directory that was probably meant to be the config (`config.pbtx`,
+    `Config.pbtxt`, `config.pbtxt.txt`): Triton opens only the exact name."""
+    stem = wanted.removesuffix(".pbtxt").casefold()
+    candidates = [
+        name
+        for name in files
+        if name.casefold().startswith(stem) and name.casefold().split(".")[0] == stem
+    ]
+    if not candidates:
+        import difflib  # only for a model without its config
+
+        candidates = difflib.get_close_matches(wanted, files, n=1, cutoff=0.8)
+    return min(candidates, default=None)
 
 
 @repository_rule(
@@ -121,7 +138,8 @@ def missing_config(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     `classifier/1/model.onnx` and no `classifier/config.pbtxt`.
 
     ## Fix
-    Write the config, e.g. with `tritoncfg complete classifier --write`.
+    Write the config, e.g. with `tritoncfg complete classifier --write`, or rename a near miss
+    (`config.pbtx`, `Config.pbtxt`, `config.pbtxt.txt`, which the message names) to `config.pbtxt`.
     """
     if model.dir.config_exists or model.dir.is_hidden:
         return
@@ -142,15 +160,20 @@ def missing_config(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
         if json_config is not None and json_config.is_file
         else ""
     )
+    wanted = model.dir.config_path.name
+    near = _near_miss(wanted, model.dir.files_in_model_dir)
     yield Finding(
-        f"model '{model.name}' has no {model.dir.config_path.name}: "
+        f"model '{model.name}' has no {wanted}"
+        + (f" ('{near}' is not read: Triton reads only '{wanted}')" if near else "")
+        + ": "
         + (
             "strict mode (--disable-auto-complete-config) fails to load it"
             if strict
             else "Triton treats it as an empty config and relies on the backend to auto-complete it"
         )
         + hint,
-        path=model.config_path,
+        path=str(model.dir.path),
+        span=NO_LINE,
         triton_message=f"failed to open text file for read {model.config_path}: No such file or directory"
         if strict
         else None,
@@ -192,6 +215,7 @@ def no_version_directory(model: LoadedModel, ctx: CheckContext) -> Iterator[Find
     yield Finding(
         f"model '{model.name}' has no numeric version directory (e.g. '1/'); Triton loads no version",
         path=str(model.dir.path),
+        span=NO_LINE,
         triton_message=f"at least one version must be available under the version policy of model '{name}'",
     )
 

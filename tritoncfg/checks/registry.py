@@ -36,6 +36,7 @@ class LintOptions:
     gpu_memory: int | None = None  # bytes of memory of one GPU of the target host; None = unknown
     # --rate-limit-resource: (name, count, device or None for every device); () = not given
     rate_limit_resources: tuple[tuple[str, int, int | None], ...] = ()
+    triton_version: str | None = None  # --triton-version: the target release; None = newest
 
 
 @dataclass(frozen=True, slots=True)

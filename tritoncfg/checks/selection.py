@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from fnmatch import fnmatch
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 from tritoncfg.checks.registry import RULES, Rule
 from tritoncfg.diagnostics import Severity
@@ -79,9 +80,20 @@ def _specificity(selector: str) -> int:
     return 10  # a rule name is as specific as a full code
 
 
+@cache
+def _spec(patterns: tuple[str, ...]) -> Any:
+    """Gitignore-style patterns, as ruff and yamllint read them: `models/x/`, `models/x/*`,
+    `**/x/*` and `x` all cover `models/x`. pathspec costs ~20 ms to import, so only a
+    configuration that has patterns imports it."""
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(patterns)
+
+
 @dataclass(frozen=True, slots=True)
 class PathFilters:
-    """`exclude` and `per-path-ignores` globs, relative to `base` (the configuration's folder)."""
+    """`exclude` and `per-path-ignores` patterns (gitignore-style), relative to `base` (the
+    configuration's folder)."""
 
     base: Path | None = None
     exclude: tuple[str, ...] = ()
@@ -96,17 +108,26 @@ class PathFilters:
             else target.as_posix()
         )
 
-    def excluded(self, path: Path | str) -> bool:
+    def excluded(self, model_dir: Path | str) -> bool:
+        """Whether a model directory is excluded: a pattern matches the directory itself or the
+        files in it (`models/x/*` excludes `models/x`, as it would leave git nothing of it)."""
         if not self.exclude:
             return False
-        rel = self._relative(path)
-        return any(fnmatch(rel, g) or fnmatch(rel, g.rstrip("/") + "/*") for g in self.exclude)
+        return _covers(_spec(self.exclude), self._relative(model_dir), directory=True)
 
     def ignored(self, rule: Rule, path: Path | str) -> bool:
         if not self.per_path_ignores:
             return False
         rel = self._relative(path)
+        directory = Path(path).is_dir()  # TC104/TC105 are about a model directory
         return any(
-            fnmatch(rel, glob) and any(matches(rule, s) for s in selectors)
-            for glob, selectors in self.per_path_ignores.items()
+            any(matches(rule, s) for s in selectors)
+            and _covers(_spec((pattern,)), rel, directory=directory)
+            for pattern, selectors in self.per_path_ignores.items()
         )
+
+
+def _covers(spec: Any, rel: str, *, directory: bool) -> bool:
+    if not directory:
+        return bool(spec.match_file(rel))
+    return bool(spec.match_file(rel + "/") or spec.match_file(rel + "/config.pbtxt"))

@@ -8,6 +8,7 @@ import typer
 
 from tritoncfg import __version__
 from tritoncfg.cli import complete, convert, diff, fmt, gen, lint, new, probe, rules, verify
+from tritoncfg.cli.help import PlainHelpCommand, PlainHelpGroup
 
 app = typer.Typer(
     name="tritoncfg",
@@ -16,6 +17,7 @@ app = typer.Typer(
     add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode="rich",
+    cls=PlainHelpGroup,
 )
 
 
@@ -37,21 +39,24 @@ def _root(
     """Read, check, format and prove Triton Inference Server model repositories."""
 
 
-app.command("lint")(lint.lint_command)
-app.command("fmt")(fmt.fmt_command)
-app.command("complete")(complete.complete_command)
-app.command("verify")(verify.verify_command)
-app.command("probe")(probe.probe_command)
-app.command("diff")(diff.diff_command)
-app.command("rules")(rules.rules_command)
-app.command("explain")(rules.explain_command)
-app.command("convert")(convert.convert_command)
-app.command("config-schema", hidden=True)(
+for name, command in {
+    "lint": lint.lint_command,
+    "fmt": fmt.fmt_command,
+    "complete": complete.complete_command,
+    "verify": verify.verify_command,
+    "probe": probe.probe_command,
+    "diff": diff.diff_command,
+    "rules": rules.rules_command,
+    "explain": rules.explain_command,
+    "convert": convert.convert_command,
+    "new": new.new_command,
+}.items():
+    app.command(name, cls=PlainHelpCommand)(command)
+app.command("config-schema", hidden=True, cls=PlainHelpCommand)(
     rules.config_schema_command
 )  # old name of `schema settings`
-app.add_typer(rules.schema_app, name="schema")
-app.add_typer(gen.app)
-app.command("new")(new.new_command)
+app.add_typer(rules.schema_app, name="schema", cls=PlainHelpGroup)
+app.add_typer(gen.app, cls=PlainHelpGroup)
 
 
 def main() -> None:

@@ -65,6 +65,18 @@ def _gpu_memory(value: str | int | None) -> int | None:
         fail(f"--gpu-memory: {exc}")
 
 
+def _triton_version(value: str | None) -> str | None:
+    if value is None:
+        return None
+    from tritoncfg.schema.releases import UnknownRelease, find_release
+
+    try:
+        find_release(str(value))
+    except UnknownRelease as exc:
+        fail(f"--triton-version: {exc}")
+    return str(value)
+
+
 def parse_rate_limit_resources(values: list[str] | None) -> tuple[tuple[str, int, int | None], ...]:
     from tritoncfg.checks.rate_limit_resources import parse_rate_limit_resource
 
@@ -145,6 +157,13 @@ def lint_command(
         typer.Option(
             help="Triton's --rate-limit-resource on the target host: NAME:COUNT[:DEVICE] "
             "(repeatable)."
+        ),
+    ] = None,
+    triton_version: Annotated[
+        str | None,
+        typer.Option(
+            help="The Triton release the repository is for, e.g. 2.51 or 24.10: report fields "
+            "and values it does not know (TC012). Default: the newest schema."
         ),
     ] = None,
     select: Annotated[
@@ -253,6 +272,7 @@ def lint_command(
         ),
         backend_dir=backend_dir
         or (settings.base / configured_backend_dir if configured_backend_dir else None),
+        triton_version=_triton_version(triton_version or settings.get("triton-version")),
     )
     cli_select = (*(_split(select) or ()), *(_split(extend_select) or ()))
     selection = RuleSelection(
@@ -285,11 +305,18 @@ def lint_command(
         cached = cache if cache is not None else settings.get("cache", True)
         cache_dir = settings.base / ".tritoncfg_cache" if cached and local == paths else None
         result = _lint(paths, options, selection, filters, jobs, cache_dir)
-    _render(output_format, result, quiet=quiet, color=color, statistics=statistics)
     strict_exit = (
         warnings_as_errors
         if warnings_as_errors is not None
         else settings.get("warnings-as-errors", False)
+    )
+    _render(
+        output_format,
+        result,
+        quiet=quiet,
+        color=color,
+        statistics=statistics,
+        warnings_as_errors=strict_exit,
     )
     from tritoncfg.diagnostics import Severity
 
@@ -376,7 +403,13 @@ def _relative(result: Any) -> None:
 
 
 def _render(
-    output_format: OutputFormat, result: Any, *, quiet: bool, color: Color, statistics: bool
+    output_format: OutputFormat,
+    result: Any,
+    *,
+    quiet: bool,
+    color: Color,
+    statistics: bool,
+    warnings_as_errors: bool,
 ) -> None:
     out = sys.stdout
     if output_format is not OutputFormat.sarif:
@@ -397,7 +430,14 @@ def _render(
     elif output_format is OutputFormat.junit:
         from tritoncfg.report.junit import render_junit
 
-        out.write(render_junit(result.diagnostics, files=result.file_paths) + "\n")
+        out.write(
+            render_junit(
+                result.diagnostics,
+                files=result.file_paths,
+                warnings_as_errors=warnings_as_errors,
+            )
+            + "\n"
+        )
     else:
         from tritoncfg.report.text import render_statistics, render_text
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from enum import StrEnum
 from typing import Annotated
 
@@ -41,17 +42,33 @@ def rules_command(
         ]
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
         return
+    header = ("code", "rule", "severity", "phase", "fix", "summary")
+    rows_text = [
+        (r.code, r.name, r.severity.value, r.phase, "yes" if r.fixable else "", r.summary)
+        for r in rules
+    ]
+    if not sys.stdout.isatty():
+        # piped or redirected: one line per rule, for grep and diff; nothing wraps
+        _write_lines(header, rows_text)
+        return
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(show_lines=False, header_style="bold")
-    for column in ("code", "rule", "severity", "phase", "fix", "summary"):
+    for column in header:
         table.add_column(column, overflow="fold")
-    for r in rules:
-        table.add_row(
-            r.code, r.name, r.severity.value, r.phase, "yes" if r.fixable else "", r.summary
-        )
+    for row in rows_text:
+        table.add_row(*(Text(cell) for cell in row))  # Text: a summary's [brackets] stay
     Console(highlight=False).print(table)
+
+
+def _write_lines(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> None:
+    """Aligned columns, one line per row; the last column (the summary) is never cut."""
+    widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header) - 1)]
+    for row in (header, *rows):
+        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
+        sys.stdout.write("  ".join([*cells, row[-1]]).rstrip() + "\n")
 
 
 def explain_command(

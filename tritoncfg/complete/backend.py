@@ -1,4 +1,5 @@
-"""BACKEND AUTO-COMPLETE: what the ONNX Runtime and TensorRT backends add from the model file.
+"""BACKEND AUTO-COMPLETE: what the ONNX Runtime, TensorRT and OpenVINO (`backend_openvino`)
+backends add from the model file.
 
 Offline, against the `ModelIO` a reader made of the model file (probe-design §3.1, §4). Triton
 runs it in BACKEND_CREATE, after NormalizeInstanceGroup and only when auto-complete is on (not
@@ -67,6 +68,10 @@ def autocomplete_backend(
         proposal = _onnxruntime(config, model_io, default_max_batch_size, done)
     elif config.backend == "tensorrt" and model_io.format == "tensorrt":
         proposal = _tensorrt(config, model_io, done)
+    elif config.backend == "openvino" and model_io.format == "openvino":
+        from tritoncfg.complete.backend_openvino import openvino_proposal
+
+        proposal = openvino_proposal(config, model_io, default_max_batch_size, done)
     else:
         done.notes.append(
             f"no auto-complete is modelled for backend '{config.backend}' with a "

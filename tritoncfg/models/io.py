@@ -9,7 +9,7 @@ from typing import Literal
 # A dimension: a fixed size (>= 0), a symbolic name ("batch"), or None (unknown / dynamic, -1).
 Dim = int | str | None
 
-ModelFormat = Literal["onnx", "tensorrt"]
+ModelFormat = Literal["onnx", "tensorrt", "openvino"]
 
 # Why a model's I/O is not known: the format does not say (TorchScript, model.py), this machine
 # lacks what reading it needs (tensorrt, a GPU, onnx), the file is empty, or it is not readable.
@@ -24,6 +24,7 @@ class TensorInfo:
     shape: tuple[Dim, ...] | None  # None: rank unknown
     is_shape_tensor: bool = False  # TensorRT: a shape tensor (isShapeInferenceIO)
     io_format: str | None = None  # TensorRT: the TensorFormat name ("LINEAR", "CHW32"); None: ONNX
+    layout: str | None = None  # OpenVINO IR: the port's layout rt_info ("[N,C,H,W]"); None: unset
 
     @property
     def dynamic_first_dim(self) -> bool:

@@ -16,6 +16,7 @@ from tritoncfg.schema import ModelConfig
 
 ONNX_DEFAULT = "model.onnx"
 PLAN_DEFAULT = "model.plan"
+OPENVINO_DEFAULT = "model.xml"  # openvino_backend `ModelState::ReadModel`
 
 # Backends whose model file Triton hands to the framework, which alone knows the I/O: what
 # tritoncfg can say about it. Model code is never imported or executed.
@@ -27,7 +28,6 @@ _OPAQUE: dict[str, str] = {
     "tensorflow": (
         "reading a SavedModel / GraphDef signature needs TensorFlow, which tritoncfg does not use"
     ),
-    "openvino": "reading an OpenVINO IR needs the OpenVINO runtime, which tritoncfg does not use",
     "python": (
         "a python model's I/O comes from its auto_complete_config() in model.py, which tritoncfg "
         "never imports or runs"
@@ -36,17 +36,18 @@ _OPAQUE: dict[str, str] = {
 _OPAQUE_DEFAULTS = {
     "pytorch": "model.pt",
     "tensorflow": "model.savedmodel",
-    "openvino": "model.xml",
     "python": "model.py",
 }
 
 
 def backend_format(config: ModelConfig) -> str | None:
-    """`onnxruntime`, `tensorrt`, or the opaque backend the completed config names."""
+    """`onnxruntime`, `tensorrt`, `openvino`, or the opaque backend the completed config names."""
     if config.backend == "onnxruntime" or config.platform == "onnxruntime_onnx":
         return "onnxruntime"
     if config.backend == "tensorrt" or config.platform == "tensorrt_plan":
         return "tensorrt"
+    if config.backend == "openvino":
+        return "openvino"
     return config.backend if config.backend in _OPAQUE else None
 
 
@@ -92,7 +93,8 @@ def read_model_io(model: ModelDir, config: ModelConfig) -> ModelIO | Unknowable 
         found = version.entry(name)
         return None if found is None else Unknowable(found.path, _OPAQUE[kind])
     onnx = kind == "onnxruntime"
-    filename = config.default_model_filename or (ONNX_DEFAULT if onnx else PLAN_DEFAULT)
+    defaults = {"onnxruntime": ONNX_DEFAULT, "tensorrt": PLAN_DEFAULT, "openvino": OPENVINO_DEFAULT}
+    filename = config.default_model_filename or defaults[kind]
     path = model_file(version, filename, onnx=onnx)
     if path is None or model.resolve(str(path.relative_to(model.path))) is None:
         return None  # not there, or a symlink out of the model directory
@@ -102,6 +104,10 @@ def read_model_io(model: ModelDir, config: ModelConfig) -> ModelIO | Unknowable 
         from tritoncfg.models.onnx import read_onnx
 
         return read_onnx(path)
+    if kind == "openvino":
+        from tritoncfg.models.openvino import read_openvino
+
+        return read_openvino(path)
     from tritoncfg.models.tensorrt import read_plan
 
     return read_plan(path)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tritoncfg.diagnostics import Diagnostic, Severity
+from tritoncfg.text.span import NO_LINE
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -25,14 +26,15 @@ def escape_property(text: str) -> str:
 
 def _command(diagnostic: Diagnostic) -> str:
     span = diagnostic.span
-    properties = {
-        "file": diagnostic.path,
-        "line": span.line,
-        "col": span.column,
-        "endLine": max(span.line, span.end_line),
-        "endColumn": span.end_column,
-        "title": f"{diagnostic.code} {diagnostic.rule}",
-    }
+    properties: dict[str, object] = {"file": diagnostic.path}
+    if span != NO_LINE:  # a finding about a directory: an annotation on the path, no line
+        properties.update(
+            line=span.line,
+            col=span.column,
+            endLine=max(span.line, span.end_line),
+            endColumn=span.end_column,
+        )
+    properties["title"] = f"{diagnostic.code} {diagnostic.rule}"
     listed = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items())
     message = diagnostic.message
     if diagnostic.triton is not None and diagnostic.triton.message:

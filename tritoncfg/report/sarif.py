@@ -18,6 +18,7 @@ from tritoncfg import __version__
 from tritoncfg.checks.docs import anchor, rule_doc
 from tritoncfg.checks.registry import Rule
 from tritoncfg.diagnostics import Diagnostic, Severity
+from tritoncfg.text.span import NO_LINE
 
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/tritoncfg/tritoncfg"
@@ -84,6 +85,13 @@ def _region(diagnostic: Diagnostic) -> dict[str, int]:
     }
 
 
+def _physical(diagnostic: Diagnostic, artifact: dict[str, str]) -> dict[str, Any]:
+    """A finding about a directory has no line: SARIF allows a location without a region."""
+    if diagnostic.span == NO_LINE:
+        return {"artifactLocation": artifact}
+    return {"artifactLocation": artifact, "region": _region(diagnostic)}
+
+
 def _message(diagnostic: Diagnostic) -> str:
     triton = diagnostic.triton
     if triton is None or not triton.message:
@@ -125,9 +133,7 @@ def render_sarif(
                 "ruleIndex": index[d.code],
                 "level": LEVELS[d.severity],
                 "message": {"text": _message(d)},
-                "locations": [
-                    {"physicalLocation": {"artifactLocation": artifact, "region": _region(d)}}
-                ],
+                "locations": [{"physicalLocation": _physical(d, artifact)}],
                 "partialFingerprints": {FINGERPRINT_KEY: _fingerprint(d, artifact["uri"], seen)},
             }
         )

@@ -82,7 +82,7 @@ def render_text(
         lines = sources[path].split("\n") if path in sources else []
         for d in group:
             style = _SEVERITY_STYLE[d.severity]
-            where = f"{d.path}:{d.span.line}:{d.span.column}" if lines else d.path
+            where = f"{d.path}:{d.span.line}:{d.span.column}" if lines and d.span.line else d.path
             lines_out.append(
                 f"{paint('bold', where + ':')} {paint(style, d.code)} {paint(style, d.severity.value)} "
                 f"{paint('dim', f'({d.rule})')} {visible(d.message)}"

@@ -30,3 +30,6 @@ class Span(NamedTuple):
 
 
 FILE_START = Span(1, 1, 1, 1)
+# A finding about a whole path (a model directory), with no line: SARIF writes no region,
+# GitHub annotations no line, JSON null positions.
+NO_LINE = Span(0, 0, 0, 0)

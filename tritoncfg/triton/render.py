@@ -47,8 +47,7 @@ def _triton_cell(verdict: ModelVerdict) -> str:
     if step is not None:
         return f"step model '{step}' did not load"
     if verdict.triton_state == "REJECTED" and verdict.triton_errors:
-        first = verdict.triton_errors[0].message
-        text += f": {first if len(first) <= 90 else first[:87] + '...'}"
+        text += f": {verdict.triton_errors[0].message}"  # whole: the table wraps it
     return text
 
 
@@ -65,6 +64,7 @@ def _agree_cell(verdict: ModelVerdict) -> str:
 def render_verify_text(out: TextIO, report: VerifyReport, *, color: bool) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     from tritoncfg.report.text import render_text
 
@@ -88,17 +88,17 @@ def render_verify_text(out: TextIO, report: VerifyReport, *, color: bool) -> Non
     title = f"Triton {report.server.version or '?'} ({report.server.origin})"
     table = Table(title=title, title_justify="left", show_lines=False)
     table.add_column("model", no_wrap=True)
-    table.add_column("tritoncfg")
-    table.add_column("Triton")
+    table.add_column("tritoncfg", overflow="fold")
+    table.add_column("Triton", overflow="fold", ratio=1)
     table.add_column("agree", no_wrap=True)
     for verdict in report.models:
         agree = _agree_cell(verdict)
         style = "red" if agree.startswith("NO") else ("dim" if agree == "n/a" else "green")
-        table.add_row(
-            verdict.model,
-            _tritoncfg_cell(verdict),
-            _triton_cell(verdict),
-            f"[{style}]{agree}[/{style}]",
+        table.add_row(  # Text, not markup: Triton's messages hold brackets ("dims [1,2]")
+            Text(verdict.model),
+            Text(_tritoncfg_cell(verdict)),
+            Text(_triton_cell(verdict)),
+            Text(agree, style=style),
         )
     console.print(table)
     for verdict in report.models:

@@ -13,8 +13,8 @@ A model ends in one of four Triton states:
   (unverified when the step's backend is what is missing).
 
 tritoncfg's side of the comparison is its ERROR findings from rules that mirror a Triton check:
-a best-practice rule (phase BEST_PRACTICE, e.g. TC910 unfilled `${...}` placeholder) may be an
-error while Triton loads the model, by design.
+a best-practice rule (phase BEST_PRACTICE, e.g. TC910 unfilled `${...}` placeholder) or a
+RUNTIME rule (TC312: every request fails) may be an error while Triton loads the model, by design.
 """
 
 from __future__ import annotations
@@ -42,12 +42,9 @@ _MISSING_AGENT = re.compile(
     r"unable to find '(?P<lib>[^']+)' for repo agent '(?P<agent>[^']+)', searched: (?P<dir>\S+)"
 )
 
-# Fields newer than some servers: (field, last release without it). A parse error on one of them
-# from such a server is a version difference, not a config error on current Triton.
-KNOWN_VERSION_DIFFERENCES: tuple[tuple[str, tuple[int, int]], ...] = (
-    ("model_metrics", (2, 51)),  # ModelConfig.model_metrics, ModelMetrics*
-    ("max_inflight_requests", (2, 51)),  # ModelEnsembling.max_inflight_requests
-)
+# A parse error on a field or value newer than the server (tritoncfg.schema.releases) is a
+# version difference, not a config error on current Triton.
+_NO_FIELD = re.compile(r'Message type "inference\.([\w.]+)" has no field named "(\w+)"')
 
 
 @dataclass(slots=True)
@@ -73,7 +70,7 @@ class ModelVerdict:
             "triton_state": self.triton_state,
             "triton_errors": [e.to_json() for e in self.triton_errors],
             "tritoncfg_errors": [
-                {"code": d.code, "rule": d.rule, "message": d.message, "line": d.span.line}
+                {"code": d.code, "rule": d.rule, "message": d.message, "line": d.span.line or None}
                 for d in self.tritoncfg_errors
             ],
             "agree": self.agree,
@@ -118,22 +115,32 @@ def _unavailable_note(message: str, backend_dir: Path) -> tuple[TritonState, str
 
 
 def triton_checked(diagnostic: Diagnostic) -> bool:
-    """An ERROR that predicts a Triton refusal (not a best-practice rule's)."""
+    """An ERROR that predicts a Triton refusal: not a best-practice rule's, nor a RUNTIME one's
+    (the model loads and its requests fail, e.g. TC312 required inputs declared twice)."""
     rule = RULES.get(diagnostic.code)
-    return diagnostic.severity is Severity.ERROR and (rule is None or rule.phase != "BEST_PRACTICE")
+    return diagnostic.severity is Severity.ERROR and (
+        rule is None or rule.phase not in ("BEST_PRACTICE", "RUNTIME")
+    )
 
 
 def version_difference(error: TritonError, version: tuple[int, int] | None) -> str | None:
-    if error.phase != "PARSE" or version is None:
+    """Why a server's parse error is a version difference (the field is newer than the server,
+    per the release table of model_config.proto), or None."""
+    match = _NO_FIELD.search(error.message) if error.phase == "PARSE" else None
+    if match is None or version is None:
         return None
-    for name, last_without in KNOWN_VERSION_DIFFERENCES:
-        if f'no field named "{name}"' in error.message and version <= last_without:
-            release = ".".join(map(str, version))
-            return (
-                f"known version difference: Triton {release} predates the field {name}; "
-                "newer servers accept it"
-            )
-    return None
+    from tritoncfg.schema.releases import release_table
+
+    table = release_table()
+    first = table.first_release.get(f"{match[1]}.{match[2]}")
+    added = next((r for r in table.releases if r.container == first), None)
+    if added is None or version >= tuple(int(p) for p in added.triton.split(".")):
+        return None
+    release = ".".join(map(str, version))
+    return (
+        f"known version difference: Triton {release} predates the field {match[2]} (added in "
+        f"{added}); newer servers accept it"
+    )
 
 
 def errors_by_model(

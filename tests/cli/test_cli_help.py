@@ -1,0 +1,58 @@
+"""Every `--help` screen shows bracketed text as written (`[tool.tritoncfg]`, `tritoncfg[server]`):
+Rich markup must not read it as a style tag and drop it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from tritoncfg.cli.app import app
+
+BRACKETED = re.compile(r"\S*\[[^\]\s]*\]\S*")
+
+
+def _commands() -> Iterator[tuple[tuple[str, ...], Any]]:
+    root = typer.main.get_command(app)
+    yield (), root
+    for name, command in getattr(root, "commands", {}).items():
+        yield (name,), command
+
+
+def _help_texts(command: Any) -> list[str]:
+    texts = [command.help or ""]
+    texts += [getattr(param, "help", None) or "" for param in command.params]
+    texts += [sub.help or "" for sub in getattr(command, "commands", {}).values()]
+    return texts
+
+
+def _squeezed(text: str) -> str:
+    """Help screens wrap and frame text: compare without whitespace and box characters."""
+    return re.sub(r"[\s│╭╮╰╯─]", "", text)
+
+
+COMMANDS = list(_commands())
+
+
+def test_the_walk_finds_every_command_and_bracketed_texts() -> None:
+    names = {path[0] for path, _ in COMMANDS if path}
+    assert {"lint", "fmt", "complete", "verify", "diff", "rules", "config-schema"} <= names
+    bracketed = [m for _, c in COMMANDS for t in _help_texts(c) for m in BRACKETED.findall(t)]
+    assert "[tool.tritoncfg]" in bracketed
+    assert any("tritoncfg[server]" in m for m in bracketed)
+
+
+@pytest.mark.parametrize(
+    ("path", "command"), COMMANDS, ids=[" ".join(path) or "tritoncfg" for path, _ in COMMANDS]
+)
+def test_help_keeps_every_bracketed_text(path: tuple[str, ...], command: Any) -> None:
+    result = CliRunner().invoke(app, [*path, "--help"], env={"NO_COLOR": "1"}, terminal_width=100)
+    assert result.exit_code == 0, result.output
+    shown = _squeezed(result.output)
+    for text in _help_texts(command):
+        for bracketed in BRACKETED.findall(text):
+            assert _squeezed(bracketed.rstrip(".,);:")) in shown, (path, bracketed)
