@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated
 
 import typer
@@ -39,7 +40,7 @@ def _root(
     """Read, check, format and prove Triton Inference Server model repositories."""
 
 
-for name, command in {
+_COMMANDS: dict[str, Callable[..., None]] = {
     "lint": lint.lint_command,
     "fmt": fmt.fmt_command,
     "complete": complete.complete_command,
@@ -50,8 +51,9 @@ for name, command in {
     "explain": rules.explain_command,
     "convert": convert.convert_command,
     "new": new.new_command,
-}.items():
-    app.command(name, cls=PlainHelpCommand)(command)
+}
+for _name, _command in _COMMANDS.items():
+    app.command(_name, cls=PlainHelpCommand)(_command)
 app.command("config-schema", hidden=True, cls=PlainHelpCommand)(
     rules.config_schema_command
 )  # old name of `schema settings`
