@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 
 from tritoncfg.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
+from tritoncfg.cli.help import PlainHelpCommand
 
 if TYPE_CHECKING:
     from tritoncfg.diagnostics import Diagnostic
@@ -131,7 +132,7 @@ def _target(model: Path) -> Target:
         _refuse(str(exc), EXIT_USAGE)
 
 
-@app.command("dynamic-batching")
+@app.command("dynamic-batching", cls=PlainHelpCommand)
 def dynamic_batching_command(
     model: Model,
     preferred: Annotated[
@@ -230,7 +231,7 @@ def dynamic_batching_command(
     _finish(make, write)
 
 
-@app.command("instance-group")
+@app.command("instance-group", cls=PlainHelpCommand)
 def instance_group_command(
     model: Model,
     kind: Annotated[str, typer.Option(help="gpu, cpu, model or auto.")] = "gpu",
@@ -303,7 +304,7 @@ def instance_group_command(
     )
 
 
-@app.command("warmup")
+@app.command("warmup", cls=PlainHelpCommand)
 def warmup_command(
     model: Model,
     data: Annotated[str, typer.Option(help="zero or random: the data of every sample.")] = "zero",
@@ -337,7 +338,7 @@ def warmup_command(
     _finish(lambda notes: gen.generate(target, request, notes), write)
 
 
-@app.command("ensemble")
+@app.command("ensemble", cls=PlainHelpCommand)
 def ensemble_command(
     name: Annotated[str, typer.Argument(help="The ensemble's name (its directory).")],
     step: Annotated[

@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from tritoncfg.cli.common import fail
+from tritoncfg.cli.help import PlainHelpCommand
 
 
 class RulesFormat(StrEnum):
@@ -100,7 +101,7 @@ schema_app = typer.Typer(
 )
 
 
-@schema_app.command("settings")
+@schema_app.command("settings", cls=PlainHelpCommand)
 def config_schema_command() -> None:
     """Print the JSON Schema of the [tool.tritoncfg] configuration (for editors)."""
     from tritoncfg.settings import CONFIG_SCHEMA
@@ -108,7 +109,7 @@ def config_schema_command() -> None:
     sys.stdout.write(json.dumps(CONFIG_SCHEMA, indent=2) + "\n")
 
 
-@schema_app.command("model-config")
+@schema_app.command("model-config", cls=PlainHelpCommand)
 def model_config_schema_command() -> None:
     """Print the JSON Schema (draft 2020-12) of a model configuration as JSON, generated from
     the ModelConfig protobuf: proto field names as Triton's JSON writes them, enums by name or
