@@ -63,15 +63,17 @@ def _stats(model: ModelDir) -> list[tuple[str, int, int]]:
 
 def model_key(model: ModelDir | None, recorded: Signature | None = None) -> str:
     """What a model's outcome depends on, besides its peers: the modification times and sizes
-    of its directories and files (the config among them), or, where those cannot be trusted
-    (symlinks), what discovery found, the files' sizes and times, and the config's bytes."""
+    of its directories and files, or, where those cannot be trusted (symlinks), what discovery
+    found and the files' sizes and times; and always the config's bytes."""
     if model is None:
         return ABSENT
     found = recorded if recorded is not None else signature(model)
     if found is not None:
         text = repr([found, str(model.config_path), model.config_exists])
-        return text
-    text = repr([repr(model), _stats(model)])
+    else:
+        text = repr([repr(model), _stats(model)])
+    # The config's bytes always count: a config rewritten with the same size within the file
+    # system's timestamp resolution (a tick on ext4) must not keep a stale verdict.
     if model.config_exists:
         try:
             data = model.read_config_bytes()

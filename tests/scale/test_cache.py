@@ -133,3 +133,24 @@ def test_a_reused_scan_is_the_scan(tmp_path: Path) -> None:
     issues = tuple(i for i in repository.issues if i.model == "m")
     assert scanned.ignored_version_dirs and scanned.warmup_entries and scanned.alternative_configs
     assert decode(encode(scanned, issues)) == (scanned, issues)
+
+
+def test_a_config_rewritten_with_the_same_size_and_time_is_linted_again(tmp_path: Path) -> None:
+    """A coarse file-system clock can give a rewrite the same mtime: the bytes still count."""
+    import os
+
+    root = write_repository(tmp_path / "repo", MODELS)
+    changed = 1
+    config_file = root / model_name(changed) / "config.pbtxt"
+    first = lint(root, cache_dir=_cache(tmp_path))
+    before = config_file.stat()
+    text = config(changed, MODELS)
+    edited = text.replace("dims: [ 4 ]", "dims: [ 5 ]", 1)
+    assert len(edited) == len(text) and edited != text
+    config_file.write_text(edited)
+    os.utime(config_file, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+    again = lint(root, cache_dir=_cache(tmp_path))
+
+    assert sorted(again.relinted) == [model_name(0), model_name(changed)]
+    assert again.diagnostics == lint(root).diagnostics != first.diagnostics
