@@ -10,9 +10,10 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# Runtime install (plus onnx, used only to generate the example's tiny model file).
+# Runtime install, with the probe extra (onnx, which also makes the example's tiny model file,
+# and ONNX Runtime, which `probe` runs it on).
 $(VENV)/.stamp-run: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[onnx]'
+	$(BIN)/python -m pip install --quiet -e '.[probe]'
 	touch $@
 
 # Development install: test, lint and schema-generation tools.
@@ -24,6 +25,7 @@ run: $(VENV)/.stamp-run
 	$(BIN)/python examples/make_models.py
 	$(BIN)/tritoncfg lint $(EXAMPLE)
 	$(BIN)/tritoncfg fmt --check $(EXAMPLE)
+	$(BIN)/tritoncfg probe $(EXAMPLE)
 
 lint: $(VENV)/.stamp-dev
 	$(BIN)/ruff check tritoncfg tests bench tools examples
