@@ -70,6 +70,11 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "description": "Triton's --backend-directory on the target host.",
         },
         "model-config-name": {"type": "string", "description": "Triton's --model-config-name."},
+        "model-files": {
+            "enum": ["required", "optional"],
+            "description": "optional: model files are fetched at deploy time, so a missing "
+            "model file (TC125, TC126) is not reported. Default: required.",
+        },
         "exclude": {
             "type": "array",
             "items": {"type": "string"},

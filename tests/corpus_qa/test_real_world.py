@@ -173,7 +173,11 @@ CORPUS_GAPS = {
 def errors_of(row: dict[str, str], work: Path) -> tuple[list[Diagnostic], bool]:
     """The ERROR diagnostics, and whether the model dir has a numeric (version) folder."""
     model = materialize(row, work)
-    diagnostics = lint(model, LintOptions(triton_mode="default", gpus=GPUS)).diagnostics
+    # model-files = "optional": upstream repositories ship these configs without their model
+    # files (fetched or built at deploy time), exactly the case the opt-out is for; LAYOUT.tsv
+    # recreates only the files it lists
+    options = LintOptions(triton_mode="default", gpus=GPUS, model_files="optional")
+    diagnostics = lint(model, options).diagnostics
     versioned = any(
         p.is_dir() and p.name.isdigit() for p in (REAL_WORLD / row["corpus_path"]).parent.iterdir()
     )

@@ -27,6 +27,7 @@ from tritoncfg.checks import (  # noqa: F401
     io_labels,
     layout,
     misc,
+    model_files,
     model_onnx,
     model_onnx_inputs,
     model_onnx_shapes,

@@ -93,6 +93,8 @@ def python_model_file_missing(model: LoadedModel, ctx: CheckContext) -> Iterator
     ```
     """
     config = ctx.config(model)
+    if ctx.options.model_files == "optional":
+        return  # model files are fetched at deploy time (TC126 explains)
     if config.backend != PYTHON_BACKEND or config.runtime == PYTHON_RUNTIME:
         return
     filename = config.default_model_filename or PYTHON_RUNTIME

@@ -21,6 +21,7 @@ from tritoncfg.text.span import FILE_START, Span
 from tritoncfg.workspace import LoadedModel, Workspace
 
 TritonMode = Literal["default", "strict"]
+ModelFiles = Literal["required", "optional"]
 _T = TypeVar("_T")
 
 
@@ -36,6 +37,8 @@ class LintOptions:
     gpu_memory: int | None = None  # bytes of memory of one GPU of the target host; None = unknown
     # --rate-limit-resource: (name, count, device or None for every device); () = not given
     rate_limit_resources: tuple[tuple[str, int, int | None], ...] = ()
+    # "optional": model files are fetched at deploy time, so their absence is not reported
+    model_files: ModelFiles = "required"
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,11 +7,14 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
 
+from tritoncfg.checks.parse import CHECKS_SKIPPED, PARSE_ERRORS
 from tritoncfg.checks.registry import RULES, Rule
 from tritoncfg.diagnostics import Severity
 
 ALL = "ALL"
-ALWAYS_ON = ("TC009",)  # the engine's own note; selection cannot hide why checks did not run
+# The engine's own note and the parse errors: selection cannot hide a config Triton cannot read,
+# nor why the other checks did not run.
+ALWAYS_ON = frozenset({CHECKS_SKIPPED, *PARSE_ERRORS})
 
 
 class SelectorError(ValueError):
@@ -59,6 +62,8 @@ class RuleSelection:
         return chosen
 
     def severity(self, rule: Rule, default: Severity) -> Severity:
+        if rule.code in PARSE_ERRORS:
+            return default  # always an error
         for selector, severity in self.severity_overrides.items():
             if matches(rule, selector):
                 return severity
@@ -103,7 +108,7 @@ class PathFilters:
         return any(fnmatch(rel, g) or fnmatch(rel, g.rstrip("/") + "/*") for g in self.exclude)
 
     def ignored(self, rule: Rule, path: Path | str) -> bool:
-        if not self.per_path_ignores:
+        if not self.per_path_ignores or rule.code in PARSE_ERRORS:
             return False
         rel = self._relative(path)
         return any(
