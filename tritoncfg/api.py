@@ -13,7 +13,7 @@ from tritoncfg.checks.selection import PathFilters, RuleSelection
 from tritoncfg.checks.suppress import UNUSED, apply_suppressions
 from tritoncfg.diagnostics import Diagnostic, Severity
 from tritoncfg.text import ParsedConfig, parse
-from tritoncfg.workspace import Workspace
+from tritoncfg.workspace import Workspace, add_dependents
 from tritoncfg.workspace import load as load_workspace
 
 
@@ -89,6 +89,8 @@ def _lint(
     workspace = load(paths, config_name=options.config_name, overrides=overrides)
     if filters.exclude:
         workspace.models = [m for m in workspace.models if not filters.excluded(m.dir.path)]
+    if workspace.models:  # given some files of a repository: the ensembles that run them too
+        add_dependents(workspace, lambda d: not filters.excluded(d.path))
     rules = selection.active()
     found = run_checks(workspace, options, rules)
     found = apply_suppressions(found, workspace, report_unused=any(r.code == UNUSED for r in rules))

@@ -7,7 +7,7 @@ parsed only when a check asks for them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -112,3 +112,48 @@ def load(
     repositories = discover_many(list(paths), config_name=config_name)
     models = [load_model(m, repo, overrides) for repo in repositories for m in repo.models]
     return Workspace(repositories, models, dict(overrides or {}))
+
+
+def add_dependents(workspace: Workspace, keep: Callable[[ModelDir], bool] | None = None) -> None:
+    """Add to the checked models every model of the same repositories that depends on a checked
+    one: ensembles that run it as a step, transitively. Linting changed files (pre-commit) then
+    also checks the ensembles that a step's change breaks. Only configs that mention
+    `ensemble` are parsed; `keep` filters what is added (e.g. `exclude`)."""
+    for repository in workspace.repositories:
+        if not repository.context_names:
+            continue  # the whole repository is checked already
+        checked = {m.name for m in workspace.models if m.repository is repository}
+        ensembles = _ensemble_steps(workspace, repository, checked)
+        added = True
+        while added:
+            added = False
+            for name, (loaded, steps) in ensembles.items():
+                if name not in checked and steps & checked and (keep is None or keep(loaded.dir)):
+                    checked.add(name)
+                    workspace.models.append(loaded)
+                    added = True
+
+
+def _ensemble_steps(
+    workspace: Workspace, repository: Repository, checked: set[str]
+) -> dict[str, tuple[LoadedModel, set[str]]]:
+    """The unchecked ensembles of a repository, each with the names of its step models."""
+    found: dict[str, tuple[LoadedModel, set[str]]] = {}
+    anchor = next(m for m in workspace.models if m.repository is repository)
+    for name in repository.context_names:
+        if name in checked:
+            continue
+        target = repository.model(name)
+        if target is None or not target.config_exists:
+            continue
+        try:
+            if b"ensemble" not in target.read_config_bytes():
+                continue
+        except RepositoryError:
+            continue
+        loaded = workspace.peer(anchor, name)
+        if loaded is None or loaded.config is None:
+            continue
+        steps = loaded.config.message.ensemble_scheduling.step
+        found[name] = (loaded, {step.model_name for step in steps})
+    return found
