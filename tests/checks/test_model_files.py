@@ -126,3 +126,42 @@ def test_cli_fails_and_the_opt_out_passes(tmp_path: Path) -> None:
     (tmp_path / "repo" / "tritoncfg.toml").write_text('model-files = "maybe"\n')
     bad = run("lint", str(tmp_path / "repo"))
     assert bad.returncode == 2 and "model-files" in bad.stderr
+
+
+def test_negative_version_is_read_by_the_backend_as_uint64(tmp_path: Path) -> None:
+    # core: std::stoll("-3") == -3, kept as int64 (model_lifecycle.cc:VersionsToLoad); backends
+    # get it as uint64 (TRITONBACKEND_ModelVersion) and join <model>/18446744073709551613/
+    make_model(tmp_path / "py", "m", 'backend: "python"\n', files={"-3/model.py": ""}, versions=())
+    onnx = f'name: "m"\nbackend: "onnxruntime"\nmax_batch_size: 0\n{IO}'
+    make_model(tmp_path / "ort", "m", onnx, files={"-3/model.onnx": ""}, versions=())
+    for repo, code, triton in (
+        ("py", "TC125", "Python model file not found in '{p}'"),
+        ("ort", "TC126", "failed to stat file {p}"),
+    ):
+        path = (
+            tmp_path
+            / repo
+            / "m"
+            / "18446744073709551613"
+            / ("model.py" if repo == "py" else "model.onnx")
+        )
+        for files in ("required", "optional"):  # a negative version never loads: reported even
+            found = [d for d in lint_repo(tmp_path / repo, model_files=files) if d.code == code]
+            assert [d.triton.message if d.triton else None for d in found] == [
+                triton.format(p=path)
+            ]
+            assert "read by the backend as the unsigned 18446744073709551613" in found[0].message
+
+
+@pytest.mark.parametrize("dirname", ["+5", " 7", "1abc", "-0"])
+def test_version_names_that_stoll_reads_are_loaded_from_the_plain_number(
+    tmp_path: Path, dirname: str
+) -> None:
+    # std::stoll skips leading space, takes a sign and ignores trailing text; the backend then
+    # reads <model>/<number>/, not the directory that holds the file
+    number = {"+5": "5", " 7": "7", "1abc": "1", "-0": "0"}[dirname]
+    make_model(tmp_path, "m", 'backend: "python"\n', files={f"{dirname}/model.py": ""}, versions=())
+    found = [d for d in lint_repo(tmp_path) if d.code == "TC125"]
+    assert [d.triton.message if d.triton else None for d in found] == [
+        f"Python model file not found in '{tmp_path / 'm' / number / 'model.py'}'"
+    ]

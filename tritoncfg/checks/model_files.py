@@ -19,7 +19,7 @@ from tritoncfg.checks.model_common import first_instance_name
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
 from tritoncfg.complete.versions import select_versions
 from tritoncfg.diagnostics import Severity
-from tritoncfg.repository import Version
+from tritoncfg.repository import Version, backend_version_dirname
 from tritoncfg.schema import ModelConfig
 from tritoncfg.text.span import FILE_START
 from tritoncfg.workspace import LoadedModel
@@ -68,6 +68,26 @@ def _present(version: Version, wanted: ModelFile) -> bool:
     return entry.is_file or entry.is_dir
 
 
+def missing_message(what: str, number: int, filename: str, path: Path, optional: str) -> str:
+    """Lint's message for a version without its model file; a negative version is never found
+    (the backend reads it as uint64)."""
+    if number < 0:
+        return (
+            f"version {number} of {what} is read by the backend as the unsigned "
+            f"{backend_version_dirname(number)}, so it looks for '{path}' and fails; rename the "
+            "version directory to a non-negative number"
+        )
+    return (
+        f"version {number} of {what} has no '{filename}' (expected '{path}'); add the file, or "
+        f"set default_model_filename to the file's name{optional}"
+    )
+
+
+def skips(ctx: CheckContext, number: int) -> bool:
+    """With model-files = "optional" only negative versions, which never load, are reported."""
+    return ctx.options.model_files == "optional" and number >= 0
+
+
 def _triton_message(
     ctx: CheckContext, wanted: ModelFile, path: Path, config: ModelConfig, *, inner: bool
 ) -> str:
@@ -107,7 +127,9 @@ def model_file_missing(model: LoadedModel, ctx: CheckContext) -> Iterator[Findin
     backend's `model.py` is TC125.
 
     Turned off by `model-files = "optional"` in `[tool.tritoncfg]` or `--model-files optional`,
-    for repositories that keep configs in git and fetch model files at deploy time.
+    for repositories that keep configs in git and fetch model files at deploy time; a negative
+    version (a directory `-3`) is reported even then: core reads it with `std::stoll` as -3, but
+    backends get the version as uint64 and look in `18446744073709551613/`, so it never loads.
 
     ## Why it matters
     The backend fails the load, e.g. ONNX Runtime: `failed to stat file /models/m/1/model.onnx`;
@@ -128,8 +150,6 @@ def model_file_missing(model: LoadedModel, ctx: CheckContext) -> Iterator[Findin
     Put the model file into the version directory (`m/1/model.onnx`), or name the file that is
     there with `default_model_filename`.
     """
-    if ctx.options.model_files == "optional":
-        return
     config = ctx.config(model)
     wanted = expected_file(config)
     if wanted is None or "/" in wanted.filename:
@@ -139,18 +159,24 @@ def model_file_missing(model: LoadedModel, ctx: CheckContext) -> Iterator[Findin
     span = at(model, "default_model_filename", value=True) if written else FILE_START
     for number in selected:
         version = model.dir.version(number)
-        if version is not None and version.dirname_is_canonical and _present(version, wanted):
+        if skips(ctx, number):
             continue
-        path = model.dir.path / str(number) / wanted.filename
-        entry = version.entry(wanted.filename) if version is not None else None
+        canonical = number >= 0 and version is not None and version.dirname_is_canonical
+        if canonical and version is not None and _present(version, wanted):
+            continue
+        path = model.dir.path / backend_version_dirname(number) / wanted.filename
+        entry = version.entry(wanted.filename) if version is not None and number >= 0 else None
         inner = entry is not None and entry.is_dir and wanted.inner is not None
         if inner and wanted.inner is not None:
             path = path / wanted.inner
         yield Finding(
-            f"version {number} of {wanted.backend} model '{model.name}' has no "
-            f"'{wanted.filename}' (expected '{path}'); add the model file, set "
-            'default_model_filename to the file\'s name, or set model-files = "optional" when '
-            "model files are fetched at deploy time",
+            missing_message(
+                f"{wanted.backend} model '{model.name}'",
+                number,
+                wanted.filename,
+                path,
+                ', or set model-files = "optional" when model files are fetched at deploy time',
+            ),
             span,
             triton_message=_triton_message(ctx, wanted, path, config, inner=inner),
         )
