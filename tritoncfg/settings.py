@@ -70,6 +70,19 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "description": "Triton's --backend-directory on the target host.",
         },
         "model-config-name": {"type": "string", "description": "Triton's --model-config-name."},
+        "backends": {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1},
+            "uniqueItems": True,
+            "description": "Backends installed on the target host besides the standard ones "
+            "(onnxruntime, tensorrt, python, ...); any other `backend` is an error (TC120).",
+        },
+        "repo-agents": {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1},
+            "uniqueItems": True,
+            "description": "Model repository agents installed besides checksum (TC124).",
+        },
         "model-files": {
             "enum": ["required", "optional"],
             "description": "optional: model files are fetched at deploy time, so a missing "

@@ -167,6 +167,9 @@ CORPUS_GAPS = {
     "TC522": "the step model fails only for a missing file or step of its own in the corpus",
     "TC110": "the backend is detected from a model file that the corpus does not hold",
     "TC331": "the label file is not in the corpus",
+    "TC120": "a custom backend that the upstream's own host or QA image installs (lint is told of "
+    "such backends by `backends = [...]` or --backend-dir; the corpus holds no backend directory)",
+    "TC124": "a custom repository agent that the upstream's QA image installs (`repo-agents`)",
 }
 
 

@@ -36,6 +36,7 @@ from tritoncfg.checks import (  # noqa: F401
     model_tensorrt_bindings,
     model_tensorrt_profiles,
     parameters,
+    parameters_tensorrt,
     parse,
     platform,
     practice,

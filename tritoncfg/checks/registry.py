@@ -39,6 +39,10 @@ class LintOptions:
     rate_limit_resources: tuple[tuple[str, int, int | None], ...] = ()
     # "optional": model files are fetched at deploy time, so their absence is not reported
     model_files: ModelFiles = "required"
+    # backends and repository agents installed on the target host besides the standard ones
+    # ([tool.tritoncfg] backends / repo-agents)
+    backends: tuple[str, ...] = ()
+    repo_agents: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -234,6 +234,8 @@ def lint_command(
         model_files="optional"
         if (model_files or settings.get("model-files")) == "optional"
         else "required",
+        backends=tuple(settings.get("backends", [])),
+        repo_agents=tuple(settings.get("repo-agents", [])),
     )
     cli_select = (*(_split(select) or ()), *(_split(extend_select) or ()))
     selection = RuleSelection(
