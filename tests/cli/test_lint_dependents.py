@@ -34,3 +34,16 @@ def test_excluded_ensembles_are_not_added(tmp_path: Path) -> None:
     (tmp_path / "tritoncfg.toml").write_text('exclude = ["models/ens"]\n')
     result = run("lint", str(tmp_path / "models" / "step" / "config.pbtxt"))
     assert "(1 model, 1 config file)" in result.stdout, result.stdout
+
+
+def test_ensemble_in_the_selected_alternative_config_is_found(tmp_path: Path) -> None:
+    layout = dict(LAYOUT)
+    # the ensemble lives in configs/prod.pbtxt; its config.pbtxt is a plain python model
+    layout["models/ens/configs/prod.pbtxt"] = layout.pop("models/ens/config.pbtxt")
+    layout["models/ens/config.pbtxt"] = STEP.replace('"step"', '"ens"')
+    layout["models/ens/1/model.py"] = "# never executed\n"
+    _write(tmp_path, layout)
+    step = tmp_path / "models" / "step" / "config.pbtxt"
+    step.write_text(STEP.replace('name: "y"', 'name: "y2"'))
+    result = run("lint", "--model-config-name", "prod", str(step))
+    assert result.returncode == 1 and "ens/configs/prod.pbtxt" in result.stdout, result.stdout
