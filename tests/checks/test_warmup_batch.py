@@ -56,8 +56,14 @@ def test_within_max_batch_size(tmp_path: Path, size: int) -> None:
     assert "TC710" not in codes
 
 
-def test_python_backend_does_not_check_the_batch(tmp_path: Path) -> None:
-    # the python backend hands the requests to model.py, which decides
-    config = f'name: "m"\nbackend: "python"\nmax_batch_size: 8\n{IO}{WARMUP.format(size=16)}'
+def test_python_backend_checks_the_batch_too(tmp_path: Path) -> None:
+    # python_be.cc refuses the batch like the framework backends (seen on a real Triton 2.51)
+    assert _tc710(tmp_path, 'backend: "python"', 8, 16) == [
+        ("6:40", "failed to run warmup sample 'w': batch size 16 for 'm_0', max allowed is 8; ")
+    ]
+
+
+def test_custom_backends_are_not_judged(tmp_path: Path) -> None:
+    config = f'name: "m"\nbackend: "identity"\nmax_batch_size: 8\n{IO}{WARMUP.format(size=16)}'
     codes = [d.code for d in lint_config(tmp_path, config)]
     assert "TC903" in codes and "TC710" not in codes

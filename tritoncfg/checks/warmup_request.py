@@ -235,9 +235,10 @@ def _names(names: list[str]) -> str:
 
 # Backends whose execute function refuses more requests than max_batch_size in one call
 # (`onnxruntime.cc`, tensorrt `instance_state.cc`, pytorch `model_instance_state.cc`,
-# `tensorflow.cc`, `openvino.cc`: "batch size N for '<instance>', max allowed is M").
+# `tensorflow.cc`, `openvino.cc`, python_backend `python_be.cc`: "batch size N for
+# '<instance>', max allowed is M").
 _BATCH_CHECKING_BACKENDS = frozenset(
-    {"onnxruntime", "tensorrt", "pytorch", "tensorflow", "openvino"}
+    {"onnxruntime", "tensorrt", "pytorch", "tensorflow", "openvino", "python"}
 )
 
 
@@ -251,15 +252,15 @@ _BATCH_CHECKING_BACKENDS = frozenset(
 def warmup_batch_size_exceeds_max(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
     ## What it does
-    For the ONNX Runtime, TensorRT, PyTorch, TensorFlow and OpenVINO backends, reports a warmup
-    sample whose `batch_size` is above `max_batch_size`, or above 1 for a model that does not
-    batch (`max_batch_size: 0`).
+    For the ONNX Runtime, TensorRT, PyTorch, TensorFlow, OpenVINO and Python backends (and
+    Python-based backends, `runtime: "model.py"`), reports a warmup sample whose `batch_size` is
+    above `max_batch_size`, or above 1 for a model that does not batch (`max_batch_size: 0`).
 
     ## Why it matters
     Core sends a sample as `batch_size` requests in one execution (`backend_model_instance.cc:
     WarmUp`), and these backends refuse a batch larger than `max_batch_size`, so the instance and
-    the model fail to load: `failed to run warmup sample 'w': batch size 16 for 'm_0', max
-    allowed is 8; `.
+    the model fail to load (Triton 2.51: `failed to run warmup sample 'w': batch size 16 for
+    'm_0', max allowed is 8; `, the part after the colon once per request of the sample).
 
     ## Example
     ```pbtxt
@@ -280,7 +281,8 @@ def warmup_batch_size_exceeds_max(model: LoadedModel, ctx: CheckContext) -> Iter
     ```
     """
     config = ctx.config(model)
-    if config.backend not in _BATCH_CHECKING_BACKENDS or not runs_warmup(config):
+    checks = config.backend in _BATCH_CHECKING_BACKENDS or config.runtime == "model.py"
+    if not checks or not runs_warmup(config):
         return
     limit = max(config.max_batch_size, 0)
     for index, sample in enumerate(config.model_warmup):
