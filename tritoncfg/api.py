@@ -19,7 +19,7 @@ from tritoncfg.lintcache import LintCache
 from tritoncfg.lintrun import LintJob, Selected, lint_selected
 from tritoncfg.repository import ModelDir, Repository, discover_many
 from tritoncfg.text import ParsedConfig, parse
-from tritoncfg.workspace import Workspace, load_model
+from tritoncfg.workspace import Workspace, add_dependents, load_model
 from tritoncfg.workspace import load as load_workspace
 
 
@@ -126,6 +126,7 @@ def _lint(
         for model in repository.models
         if not filters.excluded(model.path)
     ]
+    chosen += _dependents(repositories, chosen, job)
     unrouted, selected = _route(_repository_findings(repositories, job, chosen), chosen)
     outcomes = [cache.lookup(s) if cache is not None else None for s in selected]
     todo = [s for s, outcome in zip(selected, outcomes, strict=True) if outcome is None]
@@ -148,6 +149,22 @@ def _lint(
         file_paths=[str(s.dir.config_path) for s, _ in linted],
         relinted=[s.dir.name for s in todo],
     )
+
+
+def _dependents(
+    repositories: tuple[Repository, ...],
+    chosen: list[tuple[Repository, ModelDir]],
+    job: LintJob,
+) -> list[tuple[Repository, ModelDir]]:
+    """Given some files of a repository (pre-commit), the models that depend on them too:
+    ensembles that run them as steps, transitively, so a step's change that breaks its ensemble
+    is reported in the same run."""
+    if not chosen or not any(r.context_names for r in repositories):
+        return []  # whole repositories are checked already
+    loaded = [load_model(m, r, job.overrides) for r, m in chosen]
+    workspace = Workspace(repositories, loaded, dict(job.overrides), job.options.config_name)
+    add_dependents(workspace, lambda d: not job.filters.excluded(d.path))
+    return [(m.repository, m.dir) for m in workspace.models[len(loaded) :]]
 
 
 def _repository_findings(

@@ -78,6 +78,24 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "type": "string",
             "description": "The Triton release to check against, e.g. 2.51 or 24.10 (TC012).",
         },
+        "backends": {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1},
+            "uniqueItems": True,
+            "description": "Backends installed on the target host besides the standard ones "
+            "(onnxruntime, tensorrt, python, ...); any other `backend` is an error (TC120).",
+        },
+        "repo-agents": {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1},
+            "uniqueItems": True,
+            "description": "Model repository agents installed besides checksum (TC124).",
+        },
+        "model-files": {
+            "enum": ["required", "optional"],
+            "description": "optional: model files are fetched at deploy time, so a missing "
+            "model file (TC125, TC126) is not reported. Default: required.",
+        },
         "exclude": {
             "type": "array",
             "items": {"type": "string"},

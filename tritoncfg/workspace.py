@@ -7,7 +7,8 @@ parsed only when a check asks for them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import os
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -59,6 +60,7 @@ class Workspace:
     repositories: tuple[Repository, ...]
     models: list[LoadedModel]  # the selected models, in repository then name order
     overrides: Mapping[str, str] = field(default_factory=dict)
+    config_name: str | None = None  # --model-config-name
     _peers: dict[tuple[Path, str], LoadedModel | None] = field(default_factory=dict)
     _alternatives: dict[int, tuple[LoadedModel, ...]] = field(default_factory=dict)
     # the names of the peers asked for since it was last set (the cache's dependencies)
@@ -101,6 +103,7 @@ class Workspace:
             self.repositories,
             [model],
             self.overrides,
+            self.config_name,
             self._peers,
             {} if alternatives is None else {id(model): alternatives},
         )
@@ -131,4 +134,71 @@ def load(
 ) -> Workspace:
     repositories = discover_many(list(paths), config_name=config_name)
     models = [load_model(m, repo, overrides) for repo in repositories for m in repo.models]
-    return Workspace(repositories, models, dict(overrides or {}))
+    return Workspace(repositories, models, dict(overrides or {}), config_name)
+
+
+def add_dependents(workspace: Workspace, keep: Callable[[ModelDir], bool] | None = None) -> None:
+    """Add to the checked models every model of the same repositories that depends on a checked
+    one: ensembles that run it as a step, transitively. Linting changed files (pre-commit) then
+    also checks the ensembles that a step's change breaks. Only configs that mention
+    `ensemble` are parsed; `keep` filters what is added (e.g. `exclude`)."""
+    for repository in workspace.repositories:
+        if not repository.context_names:
+            continue  # the whole repository is checked already
+        checked = {m.name for m in workspace.models if m.repository is repository}
+        ensembles = _ensemble_steps(workspace, repository, checked)
+        added = True
+        while added:
+            added = False
+            for name, (loaded, steps) in ensembles.items():
+                if name not in checked and steps & checked and (keep is None or keep(loaded.dir)):
+                    checked.add(name)
+                    workspace.models.append(loaded)
+                    added = True
+
+
+def _may_be_ensemble(entry: os.DirEntry[str] | None, config_name: str | None) -> bool:
+    """A cheap first look, without scanning the model directory: False only when the config
+    Triton reads (`configs/<config_name>.pbtxt` where present, else config.pbtxt) is a plain file
+    that does not mention `ensemble`; anything unusual (a symlink, an unreadable file) gets the
+    full, root-confined look."""
+    if entry is None or entry.is_symlink():
+        return True
+    names = ([f"configs/{config_name}.pbtxt"] if config_name else []) + [CONFIG_FILENAME]
+    for name in names:
+        try:
+            fd = os.open(os.path.join(entry.path, name), os.O_RDONLY | os.O_NOFOLLOW)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return True
+        with os.fdopen(fd, "rb") as handle:
+            return b"ensemble" in handle.read()
+    return False
+
+
+def _ensemble_steps(
+    workspace: Workspace, repository: Repository, checked: set[str]
+) -> dict[str, tuple[LoadedModel, set[str]]]:
+    """The unchecked ensembles of a repository, each with the names of its step models."""
+    found: dict[str, tuple[LoadedModel, set[str]]] = {}
+    anchor = next(m for m in workspace.models if m.repository is repository)
+    with os.scandir(repository.root) as listing:
+        entries = {entry.name: entry for entry in listing}
+    for name in repository.context_names:
+        if name in checked or not _may_be_ensemble(entries.get(name), workspace.config_name):
+            continue
+        target = repository.model(name)
+        if target is None or not target.config_exists:
+            continue
+        try:
+            if b"ensemble" not in target.read_config_bytes():
+                continue
+        except RepositoryError:
+            continue
+        loaded = workspace.peer(anchor, name)
+        if loaded is None or loaded.config is None:
+            continue
+        steps = loaded.config.message.ensemble_scheduling.step
+        found[name] = (loaded, {step.model_name for step in steps})
+    return found

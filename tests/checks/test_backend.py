@@ -42,11 +42,31 @@ def test_backend_library_not_found(tmp_path: Path) -> None:
     ]
 
 
-def test_backend_library_unknown_host_is_an_info(tmp_path: Path) -> None:
+def test_backend_neither_standard_nor_configured_is_an_error(tmp_path: Path) -> None:
     config = 'backend: "unknown"\n'
-    assert found(lint_config(tmp_path, config, files={}), "TC120") == [("1:10", "info", NOT_FOUND)]
-    # a backend NGC containers ship is assumed present
+    assert found(lint_config(tmp_path, config, files={}), "TC120") == [("1:10", "error", NOT_FOUND)]
+    # a backend NGC containers ship is assumed present, and so is a configured one
     assert not found(lint_config(tmp_path / "std", 'backend: "identity"\n', files={}), "TC120")
+    configured = lint_config(tmp_path / "cfg", config, files={}, backends=("unknown",))
+    assert not found(configured, "TC120")
+
+
+def test_misspelled_backend_gets_a_did_you_mean(tmp_path: Path) -> None:
+    diagnostics = lint_config(tmp_path, 'backend: "onxruntime"\n', files={"1/model.onnx": ""})
+    (tc120,) = [d for d in diagnostics if d.code == "TC120"]
+    assert tc120.severity.value == "error" and "did you mean 'onnxruntime'?" in tc120.message
+
+
+def test_runtime_of_an_unknown_backend_is_decided(tmp_path: Path) -> None:
+    config = 'backend: "custom"\nruntime: "libcustom.so"\n'
+    assert [sev for _, sev, _ in found(lint_config(tmp_path, config, files={}), "TC121")] == [
+        "error"
+    ]
+    in_model = lint_config(tmp_path / "own", config, files={"libcustom.so": ""})
+    assert "TC120" not in [d.code for d in in_model] and not found(in_model, "TC121")
+    # a standard backend's directory may hold it: undecidable without --backend-dir
+    standard = lint_config(tmp_path / "std", config.replace("custom", "identity", 1), files={})
+    assert [sev for _, sev, _ in found(standard, "TC121")] == ["info"]
 
 
 def test_backend_library_found_passes(tmp_path: Path) -> None:
@@ -151,8 +171,11 @@ def test_repo_agent_not_found(tmp_path: Path) -> None:
     config = 'backend: "python"\nmodel_repository_agents { agents [ { name: "nope" } ] }\n'
     message = "unable to find 'libtritonrepoagent_nope.so' for repo agent 'nope', searched: "
     assert found(lint_config(tmp_path / "a", config), "TC124") == [
-        ("2:44", "info", message + "/opt/tritonserver/repoagents")
+        ("2:44", "error", message + "/opt/tritonserver/repoagents")
     ]
+    assert not found(lint_config(tmp_path / "cfg", config, repo_agents=("nope",)), "TC124")
+    typo = lint_config(tmp_path / "t", config.replace("nope", "chcksum"))
+    assert "did you mean 'checksum'?" in next(d.message for d in typo if d.code == "TC124")
     install = tmp_path / "tritonserver"
     bdir = backends(install / "backends", "python")
     (install / "repoagents" / "checksum").mkdir(parents=True)
@@ -201,3 +224,17 @@ def test_python_model_file_only_for_loaded_versions(tmp_path: Path) -> None:
 def test_python_based_backends_need_no_model_file(tmp_path: Path) -> None:
     config = 'backend: "vllm"\nruntime: "model.py"\n'
     assert not found(lint_config(tmp_path, config, files={}), "TC125")
+
+
+def test_backends_and_repo_agents_settings(tmp_path: Path) -> None:
+    from clikit import run
+
+    config = 'backend: "mine"\nmodel_repository_agents { agents [ { name: "audit" } ] }\n'
+    make_model(tmp_path / "repo", "m", config, files={"1/model.py": ""})
+    failed = run("lint", str(tmp_path / "repo"))
+    assert failed.returncode == 1 and "TC120" in failed.stdout and "TC124" in failed.stdout
+    (tmp_path / "repo" / "tritoncfg.toml").write_text(
+        'backends = ["mine"]\nrepo-agents = ["audit"]\n'
+    )
+    passed = run("lint", str(tmp_path / "repo"))
+    assert passed.returncode == 0, passed.stdout

@@ -85,10 +85,24 @@ def test_several_models_as_a_json_array(tmp_path: Path) -> None:
 
 
 def test_strict_mode_does_not_read_the_model_file(tmp_path: Path) -> None:
+    written = (
+        'backend: "onnxruntime"\n'
+        'input [ { name: "x" data_type: TYPE_FP32 dims: [ -1, 3, 8 ] } ]\n'
+        'output [ { name: "y" data_type: TYPE_FP32 dims: [ -1, 3, 8 ] } ]\n'
+    )
+    folder = model(tmp_path, written)
+    result = run("complete", str(folder), "--triton-mode", "strict", "--gpus", "0")
+    assert result.returncode == 0, result.stderr
+    assert "max_batch_size" not in result.stdout and "dims: [ -1, 3, 8 ]" in result.stdout
+
+
+def test_strict_mode_refuses_a_config_without_the_model_inputs(tmp_path: Path) -> None:
+    # the backend compares the config with the model file even without auto-complete
     folder = model(tmp_path, 'backend: "onnxruntime"\n')
     result = run("complete", str(folder), "--triton-mode", "strict", "--gpus", "0")
-    assert result.returncode == 0
-    assert "input [" not in result.stdout and "max_batch_size" not in result.stdout
+    assert result.returncode == 1
+    assert "configuration expects 0 inputs, model provides 1" in result.stderr
+    assert result.stdout == ""
 
 
 def test_strict_mode_without_config_fails_the_load(tmp_path: Path) -> None:
@@ -216,3 +230,53 @@ def test_merge_into_a_file_without_final_newline() -> None:
     merged = merge_config(parse('name: "m"'), wanted)
     assert merged.text == 'name: "m"\nmax_batch_size: 2\ndynamic_batching { }\n'
     assert merge_config(parse("sequence_batching { }\n"), wanted).added == ["max_batch_size"]
+
+
+REFUSED = [
+    (
+        "preferred-size",
+        "max_batch_size: 4\ndynamic_batching { preferred_batch_size: [ 8 ] }\n",
+        "m",
+        ("--gpus", "0"),
+        "dynamic batching preferred size must be <= max batch size for m",
+    ),
+    (
+        "name",
+        'name: "other"\n',
+        "m",
+        ("--gpus", "0"),
+        "unexpected directory name 'm' for model 'other', directory name must equal model name",
+    ),
+    (
+        "kind-gpu",
+        "instance_group [ { kind: KIND_GPU } ]\n",
+        "m",
+        ("--gpus", "none"),
+        "has kind KIND_GPU but no GPUs are available",
+    ),
+    (
+        "onnx-dims",
+        'max_batch_size: 4\ninput [ { name: "x" data_type: TYPE_FP32 dims: [ 3, 9 ] } ]\n',
+        "m",
+        ("--gpus", "0"),
+        "model 'm', tensor 'x': the model expects",
+    ),
+]
+
+
+def test_models_triton_refuses_exit_1_with_the_refusal(tmp_path: Path) -> None:
+    for case, text, name, args, refusal in REFUSED:
+        folder = model(tmp_path / case, text, name)
+        result = run("complete", str(folder), *args)
+        assert result.returncode == 1, (case, result.stdout, result.stderr)
+        assert refusal in result.stderr, (case, result.stderr)
+        assert "error:" in result.stderr and result.stdout == "", case
+
+
+def test_a_refused_model_does_not_stop_the_others(tmp_path: Path) -> None:
+    good = model(tmp_path, None, "good")
+    bad = model(tmp_path, 'name: "other"\n', "bad")
+    result = run("complete", str(good), str(bad), "--gpus", "0")
+    assert result.returncode == 1
+    assert 'name: "good"' in result.stdout and "other" not in result.stdout
+    assert "directory name must equal model name" in result.stderr

@@ -111,3 +111,27 @@ def test_documented_snippet_pins_a_real_revision_with_autoupdate(tmp_path: Path)
         check=False,
     )
     assert resolved.returncode == 0, rev.group(1)
+
+
+FILES = ("--files", "models/step/config.pbtxt")
+
+
+def test_precommit_on_the_changed_step_fails_the_ensemble(tmp_path: Path) -> None:
+    # the committed step's output was renamed; only its config is given to the hook
+    from dependents_layout import LAYOUT, STEP
+
+    layout = dict(LAYOUT)
+    layout["models/step/config.pbtxt"] = STEP.replace('name: "y"', 'name: "y2"')
+    repo = _repo(tmp_path, layout)
+    env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"), NO_COLOR="1")
+    result = subprocess.run(
+        [*_precommit(), "try-repo", str(ROOT), "tritoncfg-lint", "--color", "never", *FILES],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "TC532" in result.stdout and "models/ens/config.pbtxt" in result.stdout

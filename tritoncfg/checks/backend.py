@@ -9,7 +9,7 @@ repository) is only probed for existence, never read."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
@@ -29,6 +29,23 @@ STANDARD_BACKENDS = frozenset(
 )  # fmt: skip
 STANDARD_REPOAGENTS = frozenset({"checksum"})
 PASS_BACKEND_DIR = "pass --backend-dir to check the serving host's backends"
+UNKNOWN_HINT = (
+    "pass --backend-dir, or list the backends the serving host has besides the standard ones in "
+    "[tool.tritoncfg] backends"
+)
+
+
+def known_backends(ctx: CheckContext) -> frozenset[str]:
+    """The backends assumed installed without --backend-dir: NGC's and the configured ones."""
+    return STANDARD_BACKENDS | frozenset(ctx.options.backends)
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """`; did you mean 'onnxruntime'?` for a near miss, else empty."""
+    from tritoncfg.schema.lookup import suggest
+
+    hint = suggest(name, sorted(known))
+    return f"; did you mean '{hint}'?" if hint else ""
 
 
 def library_name(backend: str) -> str:
@@ -106,8 +123,9 @@ def backend_library_not_found(model: LoadedModel, ctx: CheckContext) -> Iterator
     Reports a backend with no `runtime` for which Triton finds neither
     `libtriton_<backend>.so` (in the version directory, the model directory and
     `<backend-dir>/<backend>/`) nor a Python-based backend `<backend-dir>/<backend>/model.py`.
-    Checked with `--backend-dir`; without it, a backend that NGC containers do not ship and
-    whose library is not in the model directory is an info.
+    Checked with `--backend-dir`; without it, a backend that is neither one NGC containers ship
+    nor listed in `[tool.tritoncfg] backends`, and whose library is not in the model directory,
+    is reported too, with a did-you-mean (`onxruntime` -> `onnxruntime`).
 
     ## Why it matters
     Triton fails the load: `unable to find backend library for backend 'unknown', try
@@ -132,18 +150,19 @@ def backend_library_not_found(model: LoadedModel, ctx: CheckContext) -> Iterator
         found = search.in_backends(search.backend, lib) or search.in_backends(
             search.backend, PYTHON_RUNTIME
         )
-        if found or (found is None and search.backend in STANDARD_BACKENDS):
+        known = known_backends(ctx)
+        if found or (found is None and search.backend in known):
             continue
         where = f"{search.backends}/{search.backend}"
+        hint = did_you_mean(search.backend, known)
         yield Finding(
             f"backend '{search.backend}' has no {lib} in the model directory or '{where}/', and "
-            f"no Python-based backend ('{where}/model.py'); check the spelling of `backend`"
-            + ("" if found is False else f" (it is not a backend NGC ships; {PASS_BACKEND_DIR})"),
+            f"no Python-based backend ('{where}/model.py'){hint or '; check the spelling of `backend`'}"
+            + ("" if found is False else f" (it is not a standard backend; {UNKNOWN_HINT})"),
             at(model, "backend", value=True),
             # a per-version load error: Triton logs it with its status code
             triton_message=f"Invalid argument: unable to find backend library for backend "
             f"'{search.backend}', try specifying runtime on the model configuration.",
-            severity=Severity.INFO if found is None else None,
         )
         return  # the same for every version
 
@@ -162,7 +181,8 @@ def runtime_library_not_found(model: LoadedModel, ctx: CheckContext) -> Iterator
     directory, the model directory and `<backend-dir>/<backend>/`. For a Python-based backend
     (`runtime: "model.py"`) the library searched is `libtriton_python.so`, also in
     `<backend-dir>/python/`. Without `--backend-dir`, a runtime missing from the model
-    directory is an info.
+    directory is an error for a backend that is neither standard nor listed in
+    `[tool.tritoncfg] backends` (it has no directory there), else an info.
 
     ## Why it matters
     Triton fails the load: `unable to find backend library '__invalid_runtime__' for model 'm',
@@ -193,16 +213,18 @@ def runtime_library_not_found(model: LoadedModel, ctx: CheckContext) -> Iterator
             found = search.in_backends("python", lib)
         if found or (found is None and (python_based or lib == library_name(search.backend))):
             continue
+        # a backend that is neither standard nor configured has no directory on the host
+        decided = found is False or search.backend not in known_backends(ctx)
         yield Finding(
             f"runtime '{runtime}' is not in the model directory"
             + (
                 f" or '{search.backends}/{search.backend}/'; fix `runtime` or remove it"
-                if found is False
+                if decided
                 else f"; it must then be in '{search.backends}/{search.backend}/' ({PASS_BACKEND_DIR})"
             ),
             at(model, "runtime", value=True),
             triton_message=search.not_found(lib, extra),
-            severity=Severity.INFO if found is None else None,
+            severity=None if decided else Severity.INFO,
         )
         return
 
@@ -270,8 +292,9 @@ def repo_agent_not_found(model: LoadedModel, ctx: CheckContext) -> Iterator[Find
     """
     ## What it does
     Reports each `model_repository_agents` agent whose library is missing from the repository
-    agent directory (`repoagents/` beside `--backend-dir`). Without it, an agent Triton does
-    not ship (it ships `checksum`) is an info.
+    agent directory (`repoagents/` beside `--backend-dir`). Without it, every agent but the one
+    Triton ships (`checksum`) and those listed in `[tool.tritoncfg] repo-agents` is reported,
+    with a did-you-mean.
 
     ## Why it matters
     Triton fails the load: `unable to find 'libtritonrepoagent_nope.so' for repo agent 'nope',
@@ -291,24 +314,24 @@ def repo_agent_not_found(model: LoadedModel, ctx: CheckContext) -> Iterator[Find
     """
     directory = _repoagent_dir(ctx)
     searched = str(directory) if directory else DEFAULT_REPOAGENT_DIR
+    known = STANDARD_REPOAGENTS | frozenset(ctx.options.repo_agents)
     for i, agent in enumerate(ctx.config(model).model_repository_agents.agents):
         lib = f"libtritonrepoagent_{agent.name}.so"
         if directory is not None:
             if exists_on_host(directory / agent.name / lib):
                 continue
-        elif agent.name in STANDARD_REPOAGENTS:
+        elif agent.name in known:
             continue
         yield Finding(
             f"repository agent '{agent.name}' has no {lib} in '{searched}/{agent.name}/'"
             + (
                 ""
                 if directory
-                else " unless it is installed there (pass --backend-dir to check "
-                "the repoagents/ directory beside it)"
+                else " (it is not a standard agent; pass --backend-dir to check the repoagents/ "
+                "directory beside it, or list it in [tool.tritoncfg] repo-agents)"
             )
-            + "; check the name or install the agent",
+            + (did_you_mean(agent.name, known) or "; check the name or install the agent"),
             at(model, "model_repository_agents", "agents", i, "name", value=True),
             triton_message=f"unable to find '{lib}' for repo agent '{agent.name}', searched: "
             f"{searched}",
-            severity=None if directory else Severity.INFO,
         )

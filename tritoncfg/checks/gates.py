@@ -63,7 +63,7 @@ def _misc(config: ModelConfig) -> bool:
 _FAMILIES: dict[Gate, tuple[str, ...]] = {
     _batch_io: ("io_batch",),
     _labels: ("io_labels",),
-    _parameters: ("parameters",),
+    _parameters: ("parameters", "parameters_tensorrt"),
     _backend_owned: ("backend_owned",),
     _misc: ("misc", "rate_limit_resources"),
     _sequence: (

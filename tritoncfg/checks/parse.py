@@ -15,6 +15,9 @@ from tritoncfg.workspace import LoadedModel
 
 PHASE = "PARSE"
 CHECKS_SKIPPED = "TC009"
+# A config Triton cannot read is always an error: no selection, per-path ignore, severity
+# override or noqa comment hides these (as ruff reports syntax errors whatever is selected).
+PARSE_ERRORS = frozenset({"TC001", "TC002", "TC003", "TC004", "TC005", "TC006", "TC007"})
 
 
 def _triton_message(model: LoadedModel, error: TextError | None = None) -> str:

@@ -7,9 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tritoncfg.checks.backend import PHASE, PYTHON_RUNTIME, exists_on_host, library_name
+from tritoncfg.checks.model_files import missing_message, skips
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
 from tritoncfg.complete.versions import select_versions
 from tritoncfg.diagnostics import Severity
+from tritoncfg.repository import backend_version_dirname
 from tritoncfg.text.span import FILE_START
 from tritoncfg.workspace import LoadedModel
 
@@ -105,12 +107,14 @@ def python_model_file_missing(model: LoadedModel, ctx: CheckContext) -> Iterator
     span = at(model, "default_model_filename", value=True) if written else FILE_START
     for number in selected:
         version = model.dir.version(number)
-        if version is not None and version.dirname_is_canonical and version.entry(filename):
+        if skips(ctx, number):
+            continue  # model files are fetched at deploy time (TC126 explains)
+        canonical = number >= 0 and version is not None and version.dirname_is_canonical
+        if canonical and version is not None and version.entry(filename):
             continue
-        expected = model.dir.path / str(number) / filename
+        expected = model.dir.path / backend_version_dirname(number) / filename
         yield Finding(
-            f"version {number} of python model '{model.name}' has no '{filename}' (expected "
-            f"'{expected}'); add the file, or set default_model_filename to the file's name",
+            missing_message(f"python model '{model.name}'", number, filename, expected, ""),
             span,
             triton_message=f"Python model file not found in '{expected}'",
         )

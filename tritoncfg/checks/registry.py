@@ -21,6 +21,7 @@ from tritoncfg.text.span import FILE_START, Span
 from tritoncfg.workspace import LoadedModel, Workspace
 
 TritonMode = Literal["default", "strict"]
+ModelFiles = Literal["required", "optional"]
 _T = TypeVar("_T")
 
 
@@ -37,6 +38,12 @@ class LintOptions:
     # --rate-limit-resource: (name, count, device or None for every device); () = not given
     rate_limit_resources: tuple[tuple[str, int, int | None], ...] = ()
     triton_version: str | None = None  # --triton-version: the target release; None = newest
+    # "optional": model files are fetched at deploy time, so their absence is not reported
+    model_files: ModelFiles = "required"
+    # backends and repository agents installed on the target host besides the standard ones
+    # ([tool.tritoncfg] backends / repo-agents)
+    backends: tuple[str, ...] = ()
+    repo_agents: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

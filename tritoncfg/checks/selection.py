@@ -8,11 +8,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from tritoncfg.checks.parse import CHECKS_SKIPPED, PARSE_ERRORS
 from tritoncfg.checks.registry import RULES, Rule
 from tritoncfg.diagnostics import Severity
 
 ALL = "ALL"
-ALWAYS_ON = ("TC009",)  # the engine's own note; selection cannot hide why checks did not run
+# The engine's own note and the parse errors: selection cannot hide a config Triton cannot read,
+# nor why the other checks did not run.
+ALWAYS_ON = frozenset({CHECKS_SKIPPED, *PARSE_ERRORS})
 
 
 class SelectorError(ValueError):
@@ -60,6 +63,8 @@ class RuleSelection:
         return chosen
 
     def severity(self, rule: Rule, default: Severity) -> Severity:
+        if rule.code in PARSE_ERRORS:
+            return default  # always an error
         for selector, severity in self.severity_overrides.items():
             if matches(rule, selector):
                 return severity
@@ -116,7 +121,7 @@ class PathFilters:
         return _covers(_spec(self.exclude), self._relative(model_dir), directory=True)
 
     def ignored(self, rule: Rule, path: Path | str) -> bool:
-        if not self.per_path_ignores:
+        if not self.per_path_ignores or rule.code in PARSE_ERRORS:
             return False
         rel = self._relative(path)
         directory = Path(path).is_dir()  # TC104/TC105 are about a model directory

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tritoncfg.checks.parse import PHASE
+from tritoncfg.checks.parse import PARSE_ERRORS, PHASE
 from tritoncfg.checks.registry import RULES, CheckContext, Finding, model_rule
 from tritoncfg.diagnostics import Diagnostic, Severity
 from tritoncfg.text.span import Span
@@ -38,6 +38,8 @@ class Suppression:
         return not self.covers
 
     def applies(self, diagnostic: Diagnostic) -> bool:
+        if diagnostic.code in PARSE_ERRORS:
+            return False  # a config Triton cannot read is always reported
         if self.codes is not None and diagnostic.code not in self.codes:
             return False
         if self.file_level:

@@ -1,11 +1,13 @@
-"""TC706-TC708: INSTANCE. Each warmup request is normalized like a client request
+"""TC706-TC708, TC710: INSTANCE. Each warmup request is normalized like a client request
 (`InferenceRequest::Normalize`): its inputs must match the config inputs in number, data type and
-shape (spec §11: TV186-TV188). Helpers and the sample checks are in `warmup.py`."""
+shape; the backends take at most max_batch_size of a sample's requests in one batch (TC710).
+Helpers and the sample checks are in `warmup.py`."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tritoncfg.checks.model_common import first_instance_name
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
 from tritoncfg.checks.tensor_size import dims_text
 from tritoncfg.checks.warmup import (
@@ -229,3 +231,70 @@ def warmup_missing_required_inputs(model: LoadedModel, ctx: CheckContext) -> Ite
 
 def _names(names: list[str]) -> str:
     return "[" + ",".join(f"'{n}'" for n in names) + "]"
+
+
+# Backends whose execute function refuses more requests than max_batch_size in one call
+# (`onnxruntime.cc`, tensorrt `instance_state.cc`, pytorch `model_instance_state.cc`,
+# `tensorflow.cc`, `openvino.cc`, python_backend `python_be.cc`: "batch size N for
+# '<instance>', max allowed is M").
+_BATCH_CHECKING_BACKENDS = frozenset(
+    {"onnxruntime", "tensorrt", "pytorch", "tensorflow", "openvino", "python"}
+)
+
+
+@model_rule(
+    "TC710",
+    "warmup-batch-size-exceeds-max",
+    severity=Severity.ERROR,
+    summary="A warmup sample's batch_size is above max_batch_size (above 1 when it is 0).",
+    phase=PHASE,
+)
+def warmup_batch_size_exceeds_max(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    For the ONNX Runtime, TensorRT, PyTorch, TensorFlow, OpenVINO and Python backends (and
+    Python-based backends, `runtime: "model.py"`), reports a warmup sample whose `batch_size` is
+    above `max_batch_size`, or above 1 for a model that does not batch (`max_batch_size: 0`).
+
+    ## Why it matters
+    Core sends a sample as `batch_size` requests in one execution (`backend_model_instance.cc:
+    WarmUp`), and these backends refuse a batch larger than `max_batch_size`, so the instance and
+    the model fail to load (Triton 2.51: `failed to run warmup sample 'w': batch size 16 for
+    'm_0', max allowed is 8; `, the part after the colon once per request of the sample).
+
+    ## Example
+    ```pbtxt
+    backend: "onnxruntime"
+    max_batch_size: 8
+    input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]
+    output [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]
+    model_warmup [ { name: "w" batch_size: 16 inputs { key: "x" value { data_type: TYPE_FP32 dims: [ 4 ] zero_data: true } } } ]
+    ```
+
+    ## Fix
+    ```pbtxt
+    backend: "onnxruntime"
+    max_batch_size: 8
+    input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]
+    output [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]
+    model_warmup [ { name: "w" batch_size: 8 inputs { key: "x" value { data_type: TYPE_FP32 dims: [ 4 ] zero_data: true } } } ]
+    ```
+    """
+    config = ctx.config(model)
+    checks = config.backend in _BATCH_CHECKING_BACKENDS or config.runtime == "model.py"
+    if not checks or not runs_warmup(config):
+        return
+    limit = max(config.max_batch_size, 0)
+    for index, sample in enumerate(config.model_warmup):
+        if sample.batch_size <= 1 or sample.batch_size <= limit:
+            continue
+        instance = first_instance_name(config, ctx)
+        quote = '"' if config.platform == "torch_aoti" else "'"
+        yield Finding(
+            f"warmup sample '{sample.name}' has batch_size {sample.batch_size}, but the model "
+            f"takes at most {max(limit, 1)} request(s) per batch (max_batch_size "
+            f"{config.max_batch_size}); core sends the sample as one batch of that many requests",
+            at(model, "model_warmup", index, "batch_size", value=True),
+            triton_message=f"failed to run warmup sample '{sample.name}': batch size "
+            f"{sample.batch_size} for {quote}{instance}{quote}, max allowed is {limit}; ",
+        )

@@ -14,9 +14,10 @@ from tritoncfg.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, fail, refus
 
 if TYPE_CHECKING:
     from tritoncfg.complete.full import FullCompletion
+    from tritoncfg.diagnostics import Diagnostic
     from tritoncfg.models.io import ModelIO, Unknowable
     from tritoncfg.schema import ModelConfig
-    from tritoncfg.workspace import LoadedModel
+    from tritoncfg.workspace import LoadedModel, Workspace
 
 
 class CompleteFormat(StrEnum):
@@ -90,15 +91,54 @@ def complete_command(
         fail(f"{paths[0]}: no model directory found")
     status = EXIT_OK
     completed: list[tuple[LoadedModel, ModelConfig]] = []
+    refusals = _refusals(workspace, host, strict, settings.get("model-files") == "optional")
     for loaded in workspace.models:
         outcome = _complete_one(loaded, host, default_max_batch_size, strict, write)
         if isinstance(outcome, int):
             status = max(status, outcome)
+        elif refusals.get(loaded.name):
+            for diagnostic in refusals[loaded.name]:
+                assert diagnostic.triton is not None
+                _say(
+                    f"{diagnostic.path}:{diagnostic.span.line}:{diagnostic.span.column}: error: "
+                    f"{diagnostic.triton.message} ({diagnostic.code}: {diagnostic.message})"
+                )
+            status = max(status, EXIT_FINDINGS)
         else:
             completed.append((loaded, outcome))
     if completed:
         sys.stdout.write(_render(completed, output_format))
     raise typer.Exit(status)
+
+
+# Lint findings of these phases do not stop a load: Triton serves the model.
+_SERVED_PHASES = frozenset({"BEST_PRACTICE", "RUNTIME"})
+
+
+def _refusals(
+    workspace: Workspace, gpus: tuple[int, ...] | None, strict: bool, files_optional: bool
+) -> dict[str, list[Diagnostic]]:
+    """Per model name, the lint errors with which Triton refuses the model (exit 1 means
+    Triton would fail to load it): the completion alone does not run every load check."""
+    from tritoncfg.checks import LintOptions, run_checks
+    from tritoncfg.diagnostics import Severity
+
+    options = LintOptions(
+        triton_mode="strict" if strict else "default",
+        gpus=gpus,
+        model_files="optional" if files_optional else "required",
+    )
+    found: dict[str, list[Diagnostic]] = {}
+    for diagnostic in run_checks(workspace, options):
+        verdict = diagnostic.triton
+        if (
+            diagnostic.severity is Severity.ERROR
+            and verdict is not None
+            and verdict.phase not in _SERVED_PHASES
+            and diagnostic.model is not None
+        ):
+            found.setdefault(diagnostic.model, []).append(diagnostic)
+    return found
 
 
 def _target(path: Path, write: bool) -> Path:

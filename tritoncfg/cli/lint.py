@@ -33,6 +33,11 @@ class TritonModeOption(StrEnum):
     strict = "strict"
 
 
+class ModelFilesOption(StrEnum):
+    required = "required"
+    optional = "optional"
+
+
 def parse_gpus(value: str | list[int] | None) -> tuple[int, ...] | None:
     if value is None:
         return None
@@ -151,6 +156,13 @@ def lint_command(
     rate_limit: Annotated[
         str | None,
         typer.Option(help="Triton's --rate-limit on the target host: off or execution_count."),
+    ] = None,
+    model_files: Annotated[
+        ModelFilesOption | None,
+        typer.Option(
+            help="required (default): report versions without their model file (TC125, TC126); "
+            "optional: model files are fetched at deploy time."
+        ),
     ] = None,
     rate_limit_resource: Annotated[
         list[str] | None,
@@ -273,6 +285,11 @@ def lint_command(
         backend_dir=backend_dir
         or (settings.base / configured_backend_dir if configured_backend_dir else None),
         triton_version=_triton_version(triton_version or settings.get("triton-version")),
+        model_files="optional"
+        if (model_files or settings.get("model-files")) == "optional"
+        else "required",
+        backends=tuple(settings.get("backends", [])),
+        repo_agents=tuple(settings.get("repo-agents", [])),
     )
     cli_select = (*(_split(select) or ()), *(_split(extend_select) or ()))
     selection = RuleSelection(

@@ -66,8 +66,10 @@ def model_file(version: Version, filename: str, *, onnx: bool) -> Path | None:
     stands for `<dir>/model.onnx` (the ONNX Runtime backend accepts a directory). None when it
     is not there. Pure: a nested name or a `model.onnx` directory is not looked into (the caller
     checks the file, and that no symlink leads out of the model directory)."""
-    if not version.dirname_is_canonical:
-        return None  # Triton reads `<model>/<number>`, which is not this folder (TV018)
+    if not version.dirname_is_canonical or version.number < 0:
+        # Triton reads `<model>/<number>`, which is not this folder; a backend reads a negative
+        # version from `<model>/<number as uint64>/`
+        return None
     parts = Path(filename.lstrip("/")).parts
     if not parts or ".." in parts:
         return None

@@ -23,7 +23,7 @@ from tritoncfg.repository.model import (
     RepositoryKind,
     Version,
 )
-from tritoncfg.repository.versions import SKIPPED_DIRS, stoll
+from tritoncfg.repository.versions import SKIPPED_DIRS, backend_version_dirname, stoll
 
 __all__ = [
     "CONFIGS_DIRNAME",
@@ -41,6 +41,7 @@ __all__ = [
     "RepositoryError",
     "RepositoryKind",
     "Version",
+    "backend_version_dirname",
     "discover",
     "discover_many",
     "stoll",

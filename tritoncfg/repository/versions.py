@@ -49,6 +49,14 @@ def stoll(text: str) -> int:
     return value
 
 
+def backend_version_dirname(number: int) -> str:
+    """The version directory a backend reads: core keeps versions as int64, but hands them to
+    backends as uint64 (`TRITONBACKEND_ModelVersion`), which join `<model>/<version>/` with
+    that number, so version -3 is read from `18446744073709551613/` (which core cannot even parse
+    back: out of the int64 range)."""
+    return str(number % 2**64)
+
+
 @dataclass(frozen=True, slots=True)
 class VersionScan:
     """The outcome of applying the rules to a model's subdirectory names."""
