@@ -162,7 +162,7 @@ def _dependents(
     if not chosen or not any(r.context_names for r in repositories):
         return []  # whole repositories are checked already
     loaded = [load_model(m, r, job.overrides) for r, m in chosen]
-    workspace = Workspace(repositories, loaded, dict(job.overrides), job.options.config_name)
+    workspace = Workspace(repositories, [*loaded], dict(job.overrides), job.options.config_name)
     add_dependents(workspace, lambda d: not job.filters.excluded(d.path))
     return [(m.repository, m.dir) for m in workspace.models[len(loaded) :]]
 
