@@ -63,8 +63,8 @@ class RunOutput:
 
     outputs: dict[str, np.ndarray]
     latencies_ms: list[float] = field(default_factory=list)
-    # a runner that compares with a reference runtime itself (TensorRT against ONNX Runtime)
-    # fills these; `mismatch` says which output is beyond tolerance (the point then FAILs)
+    # a runner that compares with a reference itself fills these (probe's loop compares TensorRT
+    # on an `.onnx` with ONNX Runtime, `reference.py`); `mismatch` FAILs the point
     max_abs_error: float | None = None
     max_rel_error: float | None = None
     mismatch: str | None = None
