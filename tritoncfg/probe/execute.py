@@ -40,8 +40,6 @@ Emit = Callable[[str, Any], None]
 
 def execute(plan: ModelPlan, settings: ProbeSettings, emit: Emit) -> None:
     """Run every point of `work(plan)`, step model by step model."""
-    from tritoncfg.probe.runners import load_runner
-
     items = work(plan)
     flow = Flow()
     index = 0
@@ -50,18 +48,8 @@ def execute(plan: ModelPlan, settings: ProbeSettings, emit: Emit) -> None:
         count = sum(1 for p, _ in items if p is step)
         indices = range(index, index + count)
         index += count
-        try:
-            runner = load_runner(step.runtime or "", settings)
-            assert step.model_file is not None
-            runner.load(step.model_file, step.config)
-        except RunnerUnavailable as exc:
-            emit("unavailable", (step.model, str(exc)))
-            _all(
-                emit, items, indices, "SKIP", f"not run: the {step.runtime} runner cannot run here"
-            )
-            continue
-        except RunnerError as exc:
-            _all(emit, items, indices, "FAIL", str(exc))
+        runner = _load(step, settings, emit, items, indices)
+        if runner is None:
             continue
         reference = _reference(runner, step, settings)
         try:
@@ -74,6 +62,36 @@ def execute(plan: ModelPlan, settings: ProbeSettings, emit: Emit) -> None:
             runner.close()
             if reference[0] is not None:
                 reference[0].close()
+
+
+def _load(
+    step: ModelPlan, settings: ProbeSettings, emit: Emit, items: list[Any], indices: range
+) -> Runner | None:
+    """The step's runner, loaded; None when it cannot run here (its points SKIP, exit 3) or
+    cannot load the model (its points FAIL). What the runner learnt before it stopped (a
+    TensorRT engine built on a machine without a GPU) still goes into the report."""
+    from tritoncfg.probe.runners import load_runner
+
+    runner: Runner | None = None
+    try:
+        runner = load_runner(step.runtime or "", settings)
+        assert step.model_file is not None
+        runner.load(step.model_file, step.config)
+        return runner
+    except RunnerUnavailable as exc:
+        _facts(emit, step, runner)
+        emit("unavailable", (step.model, str(exc)))
+        _all(emit, items, indices, "SKIP", f"not run: the {step.runtime} runner cannot run here")
+    except RunnerError as exc:
+        _facts(emit, step, runner)
+        _all(emit, items, indices, "FAIL", str(exc))
+    return None
+
+
+def _facts(emit: Emit, step: ModelPlan, runner: Runner | None) -> None:
+    if runner is not None:
+        emit("runtime", (step.model, runner.describe()))
+        runner.close()
 
 
 def _reference(
