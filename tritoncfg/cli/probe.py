@@ -108,7 +108,7 @@ def probe_command(
     per model, and report each point: OK, FAIL (with the runtime's message) or SKIP.
 
     Exit status: 0 every point OK or SKIP; 1 a point FAILed; 2 usage error;
-    3 a runner cannot run here (no runtime installed, no GPU for a .plan).
+    3 a runner cannot run here (no runtime installed, no GPU for TensorRT).
     """
     from tritoncfg.probe.contract import ProbeSettings
     from tritoncfg.probe.targets import plan_workspace
