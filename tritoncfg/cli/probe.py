@@ -69,10 +69,10 @@ def probe_command(
     warmup: Annotated[int, typer.Option(help="Warm-up runs per point.", min=1)] = 2,
     runs: Annotated[int, typer.Option(help="Timed runs per point.", min=1)] = 10,
     atol: Annotated[
-        float, typer.Option(help="Absolute tolerance against the reference.", min=0)
+        float, typer.Option(help="Absolute tolerance of TensorRT against ONNX Runtime.", min=0)
     ] = 1e-5,
     rtol: Annotated[
-        float, typer.Option(help="Relative tolerance against the reference.", min=0)
+        float, typer.Option(help="Relative tolerance of TensorRT against ONNX Runtime.", min=0)
     ] = 1e-5,
     precision: Annotated[
         list[str] | None,
@@ -82,7 +82,10 @@ def probe_command(
         ),
     ] = None,
     save_plan: Annotated[
-        bool, typer.Option("--save-plan", help="TensorRT: write the built plan (atomic).")
+        bool,
+        typer.Option(
+            "--save-plan", help="TensorRT: write the engine built from model.onnx as model.plan."
+        ),
     ] = False,
     gpu: Annotated[int, typer.Option(help="GPU index for GPU runtimes.", min=0)] = 0,
     jobs: Annotated[int, typer.Option(help="CPU models probed in parallel.", min=1)] = 1,
