@@ -126,6 +126,21 @@ def parse_onnx(adapter: TrtAdapter, onnx_path: Path) -> ParsedNetwork | BuildRes
     return ParsedNetwork(adapter, log, logger, builder, network, parser, inspect_network(network))
 
 
+def builder_config(parsed: ParsedNetwork, precision: Iterable[str] = ()) -> Any:
+    """A builder config with the requested precision flags (UnsupportedPrecision when one cannot
+    be honoured). TF32 is cleared unless asked for: TensorRT enables it by default, and FP32
+    outputs computed in TF32 would not match ONNX Runtime's at probe's default tolerance."""
+    requested = [p.lower() for p in precision]
+    flags = parsed.adapter.precision_flags(requested)
+    config = parsed.builder.create_builder_config()
+    tf32 = getattr(parsed.adapter.module.BuilderFlag, "TF32", None)
+    if tf32 is not None and "tf32" not in requested:
+        config.clear_flag(tf32)
+    for flag in flags:
+        config.set_flag(flag)
+    return config
+
+
 def build_engine(
     parsed: ParsedNetwork,
     profiles: Sequence[ProfileShapes],
@@ -135,14 +150,11 @@ def build_engine(
     """Add the profiles and build; the captured builder errors on failure."""
     trt, log = parsed.adapter.module, parsed.log
     result = BuildResult(network=parsed.info, log=log)
-    config = parsed.builder.create_builder_config()
     try:
-        flags = parsed.adapter.precision_flags(precision)
+        config = builder_config(parsed, precision)
     except UnsupportedPrecision as error:
         result.stage, result.errors = "precision", [str(error)]
         return result
-    for flag in flags:
-        config.set_flag(flag)
     config.set_memory_pool_limit(trt.MemoryPoolType.WORKSPACE, workspace)
     for profile_shapes in profiles:
         profile = parsed.builder.create_optimization_profile()
