@@ -14,7 +14,13 @@ from probe.trtkit import config
 
 from tritoncfg.probe.contract import ProbeSettings, RunnerError, TestPoint
 from tritoncfg.probe.plan import ModelPlan
-from tritoncfg.probe.reference import against, check_point, open_reference, reference_runtime
+from tritoncfg.probe.reference import (
+    against,
+    check_point,
+    open_reference,
+    plain,
+    reference_runtime,
+)
 from tritoncfg.probe.runners.onnxruntime import OnnxRuntimeRunner
 from tritoncfg.probe.runners.tensorrt import TensorRTRunner
 
@@ -133,3 +139,16 @@ def test_a_reference_that_cannot_load_is_reported_not_compared(tmp_path: Path) -
     runner, why = open_reference("onnxruntime", broken, config(CFG), ProbeSettings())
     assert runner is None and why is not None
     assert why.startswith("not compared: ONNX Runtime cannot load model.onnx: ")
+
+
+def test_the_reference_never_runs_on_onnx_runtimes_tensorrt_provider() -> None:
+    accelerated = config(
+        CFG + "optimization { execution_accelerators { gpu_execution_accelerator "
+        '[ { name: "tensorrt" } ] } }'
+    )
+    assert len(accelerated.optimization.execution_accelerators.gpu_execution_accelerator) == 1
+    stripped = plain(accelerated)
+    assert isinstance(stripped, type(accelerated))
+    assert not stripped.optimization.HasField("execution_accelerators")
+    assert stripped.input == accelerated.input and stripped.max_batch_size == 8
+    assert len(accelerated.optimization.execution_accelerators.gpu_execution_accelerator) == 1

@@ -71,10 +71,24 @@ def open_reference(
 
     try:
         runner = load_runner(runtime, settings)
-        runner.load(model_file, config)
+        runner.load(model_file, plain(config))
     except (RunnerUnavailable, RunnerError) as error:
         return None, f"not compared: {error}"
     return runner, None
+
+
+def plain(config: object) -> object:
+    """The config without its execution accelerators: the reference runs on ONNX Runtime's own
+    providers (CPU, or CUDA), never on its TensorRT provider, which would compare TensorRT with
+    TensorRT."""
+    from tritoncfg.schema import ModelConfig
+
+    if not isinstance(config, ModelConfig):
+        return config
+    copy = ModelConfig()
+    copy.CopyFrom(config)
+    copy.optimization.ClearField("execution_accelerators")
+    return copy
 
 
 def check_point(
@@ -99,5 +113,6 @@ __all__ = [
     "against",
     "check_point",
     "open_reference",
+    "plain",
     "reference_runtime",
 ]
