@@ -134,3 +134,18 @@ def test_an_unhonourable_precision_is_a_precision_failure(
     result = build_engine(parsed(adapter, relu(tmp_path)), [], precision=["fp16"])
     assert result.stage == "precision"
     assert "has no BuilderFlag.FP16" in result.errors[0]
+
+
+def test_fp32_builds_clear_tf32_which_tensorrt_enables_by_default(
+    adapter: TrtAdapter, tmp_path: Path
+) -> None:
+    from tritoncfg.probe.tensorrt.build import builder_config
+
+    network = parsed(adapter, relu(tmp_path))
+    tf32 = getattr(adapter.module.BuilderFlag, "TF32", None)
+    if tf32 is None:
+        pytest.skip(f"{adapter.label} has no BuilderFlag.TF32")
+    assert network.builder.create_builder_config().get_flag(tf32)  # the library's default
+    assert not builder_config(network).get_flag(tf32)
+    assert not builder_config(network, ["fp32"]).get_flag(tf32)
+    assert builder_config(network, ["TF32"]).get_flag(tf32)

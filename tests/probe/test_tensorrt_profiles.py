@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from probe.trtkit import config
 
+from tritoncfg.probe.plan import DEFAULT_RANGE
 from tritoncfg.probe.tensorrt.profiles import NetInput, ProfileError, batch_range, derive_profile
 
 BATCHED = """
@@ -25,11 +26,28 @@ def test_without_preferred_sizes_opt_is_max_batch_size() -> None:
     assert batch_range(config("max_batch_size: 0")) is None
 
 
-def test_variable_dims_come_from_dim_by_input_or_by_axis() -> None:
+def test_variable_dims_come_from_dim_by_input_or_by_axis_with_the_batch_dim() -> None:
     inputs = [NetInput("ids", (-1, -1)), NetInput("img", (-1, 3, -1))]
-    profile = derive_profile(config(BATCHED), inputs, {"ids": (1, 64, 128), "img.1": (8, 16, 32)})
+    profile = derive_profile(config(BATCHED), inputs, {"ids": (1, 64, 128), "img.2": (8, 16, 32)})
     assert profile["ids"] == ((1, 1), (8, 64), (16, 128))
     assert profile["img"] == ((1, 3, 8), (8, 3, 16), (16, 3, 32))
+
+
+def test_a_symbolic_dim_sizes_every_input_that_has_it_and_the_axis_key_wins() -> None:
+    inputs = [NetInput("ids", (-1, -1), dim_names=("N", "seq")), NetInput("img", (-1, 3, -1))]
+    dims = {"seq": (2, 4, 6), "img": (5, 6, 7), "img.2": (8, 16, 32)}
+    profile = derive_profile(config(BATCHED), inputs, dims)
+    assert profile["ids"] == ((1, 2), (8, 4), (16, 6))
+    assert profile["img"] == ((1, 3, 8), (8, 3, 16), (16, 3, 32))
+
+
+def test_a_dim_without_a_size_takes_the_plans_default_and_other_models_dims_are_ignored() -> None:
+    inputs = [NetInput("ids", (-1, -1)), NetInput("img", (-1, 3, -1))]
+    dims = {"ids": (1, 2, 3), "nope": (1, 2, 3), "img.1": (1, 2, 3), "img.7": (1, 2, 3)}
+    profile = derive_profile(config(BATCHED), inputs, dims)
+    low, opt, high = DEFAULT_RANGE
+    assert profile["img"] == ((1, 3, low), (8, 3, opt), (16, 3, high))
+    assert profile["ids"] == ((1, 1), (8, 2), (16, 3))
 
 
 def test_a_dim_the_config_fixes_is_used_for_a_dynamic_network_dim() -> None:
@@ -49,19 +67,9 @@ def test_non_batching_model_numbers_axes_from_zero() -> None:
     [
         ({"ids": (8, 4, 2)}, "--dim ids=8:4:2: sizes must satisfy 1 <= MIN <= OPT <= MAX"),
         ({"ids": (0, 1, 2)}, "1 <= MIN"),
-        ({"nope": (1, 2, 3)}, "--dim nope: the model has no input 'nope' (inputs: ids, img)"),
-        ({"nope.0": (1, 2, 3)}, "the model has no input 'nope'"),
-        ({"ids": (1, 2, 3), "img.0": (1, 2, 3)}, "axis 0 of input 'img' is fixed at 3"),
-        ({"ids": (1, 2, 3), "img.5": (1, 2, 3)}, "input 'img' has only 2 dims"),
-        (
-            {"ids": (1, 2, 3)},
-            "input 'img' axis 1 is variable (-1) and has no size: give --dim img.1=",
-        ),
     ],
 )
-def test_bad_or_missing_dims_are_explained(
-    dims: dict[str, tuple[int, int, int]], message: str
-) -> None:
+def test_bad_dims_are_explained(dims: dict[str, tuple[int, int, int]], message: str) -> None:
     inputs = [NetInput("ids", (-1, -1)), NetInput("img", (-1, 3, -1))]
     with pytest.raises(ProfileError) as caught:
         derive_profile(config(BATCHED), inputs, dims)

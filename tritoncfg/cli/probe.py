@@ -68,14 +68,24 @@ def probe_command(
     seed: Annotated[int, typer.Option(help="Seed of the generated inputs.")] = 0,
     warmup: Annotated[int, typer.Option(help="Warm-up runs per point.", min=1)] = 2,
     runs: Annotated[int, typer.Option(help="Timed runs per point.", min=1)] = 10,
-    atol: Annotated[float, typer.Option(help="Absolute tolerance against the reference.")] = 1e-5,
-    rtol: Annotated[float, typer.Option(help="Relative tolerance against the reference.")] = 1e-5,
+    atol: Annotated[
+        float, typer.Option(help="Absolute tolerance of TensorRT against ONNX Runtime.", min=0)
+    ] = 1e-5,
+    rtol: Annotated[
+        float, typer.Option(help="Relative tolerance of TensorRT against ONNX Runtime.", min=0)
+    ] = 1e-5,
     precision: Annotated[
         list[str] | None,
-        typer.Option(help="TensorRT builder precisions to ask for (fp16, bf16). Repeatable."),
+        typer.Option(
+            help="TensorRT builder precisions to ask for (fp32, tf32, fp16, bf16, int8, fp8). "
+            "Repeatable."
+        ),
     ] = None,
     save_plan: Annotated[
-        bool, typer.Option("--save-plan", help="TensorRT: write the built plan (atomic).")
+        bool,
+        typer.Option(
+            "--save-plan", help="TensorRT: write the engine built from model.onnx as model.plan."
+        ),
     ] = False,
     gpu: Annotated[int, typer.Option(help="GPU index for GPU runtimes.", min=0)] = 0,
     jobs: Annotated[int, typer.Option(help="CPU models probed in parallel.", min=1)] = 1,
@@ -101,7 +111,7 @@ def probe_command(
     per model, and report each point: OK, FAIL (with the runtime's message) or SKIP.
 
     Exit status: 0 every point OK or SKIP; 1 a point FAILed; 2 usage error;
-    3 a runner cannot run here (no runtime installed, no GPU for a .plan).
+    3 a runner cannot run here (no runtime installed, no GPU for TensorRT).
     """
     from tritoncfg.probe.contract import ProbeSettings
     from tritoncfg.probe.targets import plan_workspace
@@ -126,7 +136,7 @@ def probe_command(
         timed_runs=runs,
         atol=atol,
         rtol=rtol,
-        precision=tuple(precision or ()),
+        precision=_precisions(precision or []),
         save_plan=save_plan,
         device=gpu,
         seed=seed,
@@ -224,6 +234,16 @@ def _dims(texts: list[str]) -> dict[str, Range]:
             fail(str(exc))
         found[name] = sizes
     return found
+
+
+def _precisions(texts: list[str]) -> tuple[str, ...]:
+    from tritoncfg.probe.tensorrt.adapter import PRECISION_FLAGS
+
+    chosen = tuple(t.strip().lower() for t in texts)
+    for name in chosen:
+        if name not in PRECISION_FLAGS:
+            fail(f"--precision {name!r}: expected one of {', '.join(PRECISION_FLAGS)}")
+    return chosen
 
 
 def _shard(text: str) -> tuple[int, int]:

@@ -101,32 +101,47 @@ def read_perf_csv(path: Path, text: str, batch: int | None) -> list[Point]:
 
 
 def read_probe_report(path: Path, text: str, model: str) -> list[Point]:
-    """Per batch size, the first OK point of the model in a `tritoncfg probe --format json`
-    report: its throughput and p99 (else p90, p50) latency."""
+    """Per batch size, one OK point of the model in a `tritoncfg probe --format json` report (the
+    `opt` shape point when there are several, as `probe --suggest` reads it): its throughput and
+    p99 (else p90, p50) latency. In an ensemble's entry, the points of the step `model`."""
     try:
         models = json.loads(text)["models"]
         entry = next((m for m in models if m.get("model") == model), None)
+        if entry is None:
+            entry = next((m for m in models if _step_points(m, model)), None)
         if entry is None and len(models) == 1:
             entry = models[0]
         if entry is None:
             raise GenError(f"{path}: the probe report has no model '{model}'")
-        return _probe_points(entry.get("points") or [])
+        points = _step_points(entry, model) or entry.get("points") or []
+        return _probe_points(points)
     except (ValueError, KeyError, TypeError, AttributeError):
         raise GenError(
             f"{path}: not a tritoncfg probe report (see docs/gen.md for the fields read)"
         ) from None
 
 
+def _step_points(entry: dict[str, Any], model: str) -> list[dict[str, Any]]:
+    """The points an ensemble's entry ran on its step `model`."""
+    return [p for p in entry.get("points") or [] if p.get("step") == model]
+
+
 def _probe_points(points: list[dict[str, Any]]) -> list[Point]:
-    found: dict[int, Point] = {}
+    chosen: dict[int, dict[str, Any]] = {}
     for point in points:
         size, rate = point.get("batch_size"), point.get("throughput")
-        if point.get("status") != "OK" or size is None or rate is None or size in found:
+        if point.get("status") != "OK" or size is None or rate is None:
             continue
-        latency = point.get("latency_ms") or {}
-        ms = next((latency[k] for k in ("p99", "p90", "p50") if latency.get(k) is not None), None)
-        found[int(size)] = Point(int(size), float(rate), None if ms is None else ms * 1000.0)
-    return [found[size] for size in sorted(found)]
+        at_opt = "opt" in (point.get("reasons") or ())
+        if size not in chosen or (at_opt and "opt" not in (chosen[size].get("reasons") or ())):
+            chosen[int(size)] = point
+    return [_probe_point(size, chosen[size]) for size in sorted(chosen)]
+
+
+def _probe_point(size: int, point: dict[str, Any]) -> Point:
+    latency = point.get("latency_ms") or {}
+    ms = next((latency[k] for k in ("p99", "p90", "p50") if latency.get(k) is not None), None)
+    return Point(size, float(point["throughput"]), None if ms is None else ms * 1000.0)
 
 
 def gain_per_doubling(low: Point, high: Point) -> float:

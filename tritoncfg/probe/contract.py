@@ -63,8 +63,8 @@ class RunOutput:
 
     outputs: dict[str, np.ndarray]
     latencies_ms: list[float] = field(default_factory=list)
-    # a runner that compares with a reference runtime itself (TensorRT against ONNX Runtime)
-    # fills these; `mismatch` says which output is beyond tolerance (the point then FAILs)
+    # a runner that compares with a reference itself fills these (probe's loop compares TensorRT
+    # on an `.onnx` with ONNX Runtime, `reference.py`); `mismatch` FAILs the point
     max_abs_error: float | None = None
     max_rel_error: float | None = None
     mismatch: str | None = None
@@ -94,7 +94,8 @@ class ProbeSettings:
     """What the user asked for, shared by the plan and every runner."""
 
     # --dim NAME=min:opt:max (or NAME=SIZE, min = opt = max): sizes for variable (-1) dims, keyed
-    # by input name ("INPUT") or by input and axis ("INPUT.1"), as the plan documents
+    # by input and axis, batch dim counted ("INPUT.1"), symbolic dim ("seq") or input ("INPUT");
+    # the plan and the TensorRT profile both read them through `plan.asked_dim`
     dims: Mapping[str, tuple[int, int, int]] = field(default_factory=dict)
     data_dir: Path | None = None  # real inputs: <data_dir>/<INPUT>.npy, else generated
     warmup_runs: int = 2

@@ -6,6 +6,8 @@ the config's declared outputs (name, data type, shape with the batch), `warmup_r
 warm-up runs, then `timed_runs` timed runs: p50/p90/p99 latency and throughput
 (batch size x runs / total time). A runner that times itself (CUDA events) reports its own
 latencies in `RunOutput.latencies_ms`; otherwise the host clock around `run` is used.
+When TensorRT runs an `.onnx` file, each point's first outputs are also compared with ONNX
+Runtime's on the same inputs (`reference.py`); beyond `--atol`/`--rtol` the point FAILs.
 """
 
 from __future__ import annotations
@@ -38,8 +40,6 @@ Emit = Callable[[str, Any], None]
 
 def execute(plan: ModelPlan, settings: ProbeSettings, emit: Emit) -> None:
     """Run every point of `work(plan)`, step model by step model."""
-    from tritoncfg.probe.runners import load_runner
-
     items = work(plan)
     flow = Flow()
     index = 0
@@ -48,24 +48,64 @@ def execute(plan: ModelPlan, settings: ProbeSettings, emit: Emit) -> None:
         count = sum(1 for p, _ in items if p is step)
         indices = range(index, index + count)
         index += count
-        try:
-            runner = load_runner(step.runtime or "", settings)
-            assert step.model_file is not None
-            runner.load(step.model_file, step.config)
-        except RunnerUnavailable as exc:
-            emit("unavailable", (step.model, str(exc)))
-            _all(
-                emit, items, indices, "SKIP", f"not run: the {step.runtime} runner cannot run here"
-            )
+        runner = _load(step, settings, emit, items, indices)
+        if runner is None:
             continue
-        except RunnerError as exc:
-            _all(emit, items, indices, "FAIL", str(exc))
-            continue
+        reference = _reference(runner, step, settings)
         try:
-            emit("runtime", (step.model, runner.describe()))
-            _run_points(runner, step, items, indices, settings, emit, flow)
+            facts = runner.describe()
+            if reference[1] is not None:
+                facts["reference"] = reference[1]
+            emit("runtime", (step.model, facts))
+            _run_points(runner, step, items, indices, settings, emit, flow, reference[0])
         finally:
             runner.close()
+            if reference[0] is not None:
+                reference[0].close()
+
+
+def _load(
+    step: ModelPlan, settings: ProbeSettings, emit: Emit, items: list[Any], indices: range
+) -> Runner | None:
+    """The step's runner, loaded; None when it cannot run here (its points SKIP, exit 3) or
+    cannot load the model (its points FAIL). What the runner learnt before it stopped (a
+    TensorRT engine built on a machine without a GPU) still goes into the report."""
+    from tritoncfg.probe.runners import load_runner
+
+    runner: Runner | None = None
+    try:
+        runner = load_runner(step.runtime or "", settings)
+        assert step.model_file is not None
+        runner.load(step.model_file, step.config)
+        return runner
+    except RunnerUnavailable as exc:
+        _facts(emit, step, runner)
+        emit("unavailable", (step.model, str(exc)))
+        _all(emit, items, indices, "SKIP", f"not run: the {step.runtime} runner cannot run here")
+    except RunnerError as exc:
+        _facts(emit, step, runner)
+        _all(emit, items, indices, "FAIL", str(exc))
+    return None
+
+
+def _facts(emit: Emit, step: ModelPlan, runner: Runner | None) -> None:
+    if runner is not None:
+        emit("runtime", (step.model, runner.describe()))
+        runner.close()
+
+
+def _reference(
+    runner: Runner, step: ModelPlan, settings: ProbeSettings
+) -> tuple[Runner | None, dict[str, Any] | str | None]:
+    """The reference runner the model's outputs are compared with (ONNX Runtime for TensorRT on
+    an `.onnx` file, `reference.py`), and what the report says about it."""
+    from tritoncfg.probe.reference import open_reference, reference_runtime
+
+    runtime = reference_runtime(runner.name, step.model_file)
+    if runtime is None or step.model_file is None:
+        return None, None
+    reference, why = open_reference(runtime, step.model_file, step.config, settings)
+    return reference, (why if reference is None else reference.describe())
 
 
 def _all(emit: Emit, items: list[Any], indices: range, status: str, reason: str) -> None:
@@ -81,6 +121,7 @@ def _run_points(
     settings: ProbeSettings,
     emit: Emit,
     flow: Flow,
+    reference: Runner | None = None,
 ) -> None:
     from tritoncfg.probe.implicit import input_types
     from tritoncfg.probe.inputs import InputError, load_data, point_inputs
@@ -98,7 +139,7 @@ def _run_points(
         if flow.feed(step, point, inputs):
             source = "wiring"
         outputs: dict[str, np.ndarray] = {}
-        result = run_point(runner, step.config, point, inputs, settings, outputs)
+        result = run_point(runner, step.config, point, inputs, settings, outputs, reference)
         flow.keep(step, point, outputs)
         result.inputs = source
         emit("point", (i, result))
@@ -111,8 +152,10 @@ def run_point(
     inputs: Mapping[str, np.ndarray],
     settings: ProbeSettings,
     outputs: dict[str, np.ndarray] | None = None,
+    reference: Runner | None = None,
 ) -> PointResult:
-    """Run, check and time one point; the first run's outputs go into `outputs` when given."""
+    """Run, check and time one point; the first run's outputs go into `outputs` when given, and
+    are compared with the `reference` runner's on the same inputs when there is one."""
     start = time.perf_counter()
     try:
         first = runner.run(point, inputs)
@@ -125,7 +168,13 @@ def run_point(
     result.output_shapes = {n: tuple(a.shape) for n, a in first.outputs.items()}
     result.output_dtypes = {n: _type_name(a) for n, a in first.outputs.items()}
     result.max_abs_error, result.max_rel_error = first.max_abs_error, first.max_rel_error
-    problem = first.mismatch or check_outputs(config, point, first.outputs)
+    problem = check_outputs(config, point, first.outputs) or first.mismatch
+    if problem is None and reference is not None:
+        from tritoncfg.probe.reference import check_point
+
+        verdict = check_point(reference, point, inputs, first.outputs, settings)
+        result.max_abs_error, result.max_rel_error = verdict.max_abs_error, verdict.max_rel_error
+        problem = verdict.mismatch
     if problem is not None:
         result.status, result.reason = "FAIL", problem
         return result

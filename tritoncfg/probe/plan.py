@@ -237,9 +237,9 @@ def _resolve(
     wired: tuple[int, ...] | None,
     index: int,
 ) -> Variable:
-    for asked in (f"{name}.{axis}", key, name):
-        if asked in dims:
-            return Variable(key, dims[asked], "--dim")
+    asked = asked_dim(dims, name, axis, key)
+    if asked is not None:
+        return Variable(key, asked, "--dim")
     if wired is not None and index < len(wired) and wired[index] > 0:
         return Variable(key, (wired[index],) * 3, "wiring")
     if isinstance(model_dim, int) and model_dim > 0:
@@ -249,6 +249,16 @@ def _resolve(
         if axis < len(low) and low[axis] > 0:
             return Variable(key, (low[axis], opt[axis], high[axis]), "profile")
     return Variable(key, DEFAULT_RANGE, "default")
+
+
+def asked_dim(dims: Mapping[str, Range], name: str, axis: int, symbol: str | None) -> Range | None:
+    """The `--dim` range of axis `axis` (the batch dim counted) of input `name`, whose symbolic
+    name in the model is `symbol`: `INPUT.AXIS`, then the symbol, then `INPUT`. The TensorRT
+    profile (`tensorrt/profiles.py`) reads `--dim` through this too."""
+    for key in (f"{name}.{axis}", symbol, name):
+        if key is not None and key in dims:
+            return dims[key]
+    return None
 
 
 def selected_profile(config: ModelConfig, model_io: ModelIO | None) -> Profile | None:
@@ -353,6 +363,7 @@ __all__ = [
     "ModelPlan",
     "Range",
     "Variable",
+    "asked_dim",
     "batch_sizes",
     "parse_dim",
     "plan_points",

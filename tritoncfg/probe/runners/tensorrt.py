@@ -137,9 +137,9 @@ class TensorRTRunner:
         if self._executor is None:
             raise RunnerError("the TensorRT runner has no engine loaded")
         try:
-            outputs, latencies = self._executor.run(
-                inputs, self.settings.warmup_runs, self.settings.timed_runs
-            )
+            # one timed execution per call: probe's loop (`execute.py`) does the warm-up runs
+            # after each shape change and repeats the timed runs, as for every runner
+            outputs, latencies = self._executor.run(inputs, warmup=0, timed=1)
         except (ExecutionError, GpuError) as error:
             raise RunnerError(f"{point.label}: {error}") from None
         return RunOutput(outputs=outputs, latencies_ms=latencies)

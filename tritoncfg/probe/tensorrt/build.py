@@ -27,6 +27,7 @@ class TensorInfo:
     shape: tuple[int, ...]  # -1 for a dynamic dim
     dtype: str  # trt.DataType member name ("FLOAT", "HALF", ...)
     is_shape_tensor: bool = False
+    dim_names: tuple[str | None, ...] = ()  # the ONNX symbolic dim names the parser keeps
 
     @property
     def triton_type(self) -> str | None:
@@ -39,7 +40,9 @@ class NetworkInfo:
     outputs: list[TensorInfo] = field(default_factory=list)
 
     def net_inputs(self) -> list[NetInput]:
-        return [NetInput(t.name, t.shape, t.dtype, t.is_shape_tensor) for t in self.inputs]
+        return [
+            NetInput(t.name, t.shape, t.dtype, t.is_shape_tensor, t.dim_names) for t in self.inputs
+        ]
 
 
 @dataclass(slots=True)
@@ -80,6 +83,16 @@ def _dims(dims: Any) -> tuple[int, ...]:
     return tuple(int(d) for d in dims)
 
 
+def _dim_names(tensor: Any) -> tuple[str | None, ...]:
+    """The symbolic name of each dim (`ITensor.get_dimension_name`: the ONNX parser copies the
+    model's `dim_param`s), None where there is none."""
+    named = getattr(tensor, "get_dimension_name", None)
+    if named is None:
+        return ()
+    names = [named(i) for i in range(len(tensor.shape))]
+    return tuple(str(n) if n else None for n in names)
+
+
 def inspect_network(network: Any) -> NetworkInfo:
     """Names, dtypes and shapes of the network's inputs and outputs."""
 
@@ -89,6 +102,7 @@ def inspect_network(network: Any) -> NetworkInfo:
             shape=_dims(tensor.shape),
             dtype=str(getattr(tensor.dtype, "name", tensor.dtype)),
             is_shape_tensor=bool(getattr(tensor, "is_shape_tensor", False)),
+            dim_names=_dim_names(tensor),
         )
 
     return NetworkInfo(
@@ -112,6 +126,21 @@ def parse_onnx(adapter: TrtAdapter, onnx_path: Path) -> ParsedNetwork | BuildRes
     return ParsedNetwork(adapter, log, logger, builder, network, parser, inspect_network(network))
 
 
+def builder_config(parsed: ParsedNetwork, precision: Iterable[str] = ()) -> Any:
+    """A builder config with the requested precision flags (UnsupportedPrecision when one cannot
+    be honoured). TF32 is cleared unless asked for: TensorRT enables it by default, and FP32
+    outputs computed in TF32 would not match ONNX Runtime's at probe's default tolerance."""
+    requested = [p.lower() for p in precision]
+    flags = parsed.adapter.precision_flags(requested)
+    config = parsed.builder.create_builder_config()
+    tf32 = getattr(parsed.adapter.module.BuilderFlag, "TF32", None)
+    if tf32 is not None and "tf32" not in requested:
+        config.clear_flag(tf32)
+    for flag in flags:
+        config.set_flag(flag)
+    return config
+
+
 def build_engine(
     parsed: ParsedNetwork,
     profiles: Sequence[ProfileShapes],
@@ -121,14 +150,11 @@ def build_engine(
     """Add the profiles and build; the captured builder errors on failure."""
     trt, log = parsed.adapter.module, parsed.log
     result = BuildResult(network=parsed.info, log=log)
-    config = parsed.builder.create_builder_config()
     try:
-        flags = parsed.adapter.precision_flags(precision)
+        config = builder_config(parsed, precision)
     except UnsupportedPrecision as error:
         result.stage, result.errors = "precision", [str(error)]
         return result
-    for flag in flags:
-        config.set_flag(flag)
     config.set_memory_pool_limit(trt.MemoryPoolType.WORKSPACE, workspace)
     for profile_shapes in profiles:
         profile = parsed.builder.create_optimization_profile()

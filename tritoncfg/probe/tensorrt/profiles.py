@@ -4,9 +4,14 @@ One profile, as `docs/probe-tensorrt.md` documents:
 - the batch dim (axis 0 when `max_batch_size > 0`): min 1, opt = the largest
   `dynamic_batching.preferred_batch_size` (else `max_batch_size`), max = `max_batch_size`;
 - every other -1 dim of the network: the config's size for that dim when the config fixes it,
-  else `--dim` (`ProbeSettings.dims`), keyed `INPUT` (every variable dim of that input) or
-  `INPUT.K` (axis K of the config's `dims`, the batch dim not counted);
+  else `--dim` (`ProbeSettings.dims`) read exactly as the shape plan reads it (`plan.py`,
+  `docs/probe.md`): `INPUT.AXIS` (axis of the model's shape, the batch dim included), then the
+  ONNX symbolic name of that dim ("seq"), then `INPUT` (every variable dim of that input); else
+  the plan's default range (`plan.DEFAULT_RANGE`), so the engine accepts every point planned;
 - fixed dims: min = opt = max = the network's size.
+
+A `--dim` naming something this model does not have is ignored, as the plan ignores it: one
+`--dim` applies to a whole repository.
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ class NetInput:
     shape: Shape
     dtype: str = ""  # trt.DataType member name
     is_shape_tensor: bool = False
+    # the ONNX model's symbolic name of each dim ("batch", "seq"), None where it has none
+    dim_names: tuple[str | None, ...] = ()
 
 
 def batch_range(config: Any) -> Range | None:
@@ -43,28 +50,23 @@ def batch_range(config: Any) -> Range | None:
     return (1, max(preferred) if preferred else mbs, mbs)
 
 
-def check_dims(dims: Mapping[str, Range], inputs: Sequence[NetInput]) -> None:
-    """Every `--dim` must hold MIN<=OPT<=MAX (all >= 1) and name an input of the network."""
-    names = {i.name for i in inputs}
+def check_dims(dims: Mapping[str, Range]) -> None:
+    """Every `--dim` must hold 1 <= MIN <= OPT <= MAX (the CLI checks it too)."""
     for key, (low, opt, high) in dims.items():
         if not 1 <= low <= opt <= high:
             raise ProfileError(
                 f"--dim {key}={low}:{opt}:{high}: sizes must satisfy 1 <= MIN <= OPT <= MAX"
             )
-        name = _split_key(key, names)[0]
-        if name not in names:
-            known = ", ".join(sorted(names)) or "none"
-            raise ProfileError(f"--dim {key}: the model has no input '{name}' (inputs: {known})")
 
 
 def derive_profile(
     config: Any, inputs: Sequence[NetInput], dims: Mapping[str, Range]
 ) -> ProfileShapes:
     """The (min, opt, max) shape of every network input; raises ProfileError."""
-    check_dims(dims, inputs)
+    check_dims(dims)
     batch = batch_range(config)
-    _check_axis_keys(dims, inputs, batch is not None)
     declared = {i.name: [int(d) for d in i.dims] for i in config.input}
+    owners = _symbol_owners(inputs, declared, batch is not None)
     profile: ProfileShapes = {}
     for net in inputs:
         if net.is_shape_tensor:
@@ -73,7 +75,7 @@ def derive_profile(
                 "for shape-tensor inputs; give the model a plan built with them"
             )
         axes = [
-            _axis_range(net, axis, batch, declared.get(net.name), dims)
+            _axis_range(net, axis, batch, declared.get(net.name), dims, owners)
             for axis in range(len(net.shape))
         ]
         profile[net.name] = (
@@ -90,6 +92,7 @@ def _axis_range(
     batch: Range | None,
     declared: list[int] | None,
     dims: Mapping[str, Range],
+    owners: Mapping[str, tuple[str, int]],
 ) -> Range:
     size = net.shape[axis]
     if batch is not None and axis == 0:
@@ -105,35 +108,27 @@ def _axis_range(
     k = axis - offset  # index into the config's dims
     if declared is not None and len(declared) + offset == len(net.shape) and declared[k] > 0:
         return (declared[k], declared[k], declared[k])
-    for key in (f"{net.name}.{k}", net.name):
-        if key in dims:
-            return dims[key]
-    raise ProfileError(
-        f"input '{net.name}' axis {k} is variable (-1) and has no size: "
-        f"give --dim {net.name}.{k}=MIN:OPT:MAX"
-    )
+    from tritoncfg.probe.plan import DEFAULT_RANGE, asked_dim
+
+    symbol = net.dim_names[axis] if axis < len(net.dim_names) else None
+    name, at = owners.get(symbol or "", (net.name, axis))
+    return asked_dim(dims, name, at, symbol) or DEFAULT_RANGE
 
 
-def _split_key(key: str, names: set[str]) -> tuple[str, int | None]:
-    if key in names:
-        return key, None
-    head, dot, tail = key.rpartition(".")
-    if dot and tail.isdigit():
-        return head, int(tail)
-    return key, None
-
-
-def _check_axis_keys(dims: Mapping[str, Range], inputs: Sequence[NetInput], batched: bool) -> None:
-    """`INPUT.K` must name a variable axis of INPUT (the batch dim not counted)."""
-    shapes = {i.name: i.shape for i in inputs}
-    for key in dims:
-        name, k = _split_key(key, set(shapes))
-        if k is None:
-            continue
-        shape = shapes[name][1:] if batched else shapes[name]
-        if k >= len(shape):
-            raise ProfileError(f"--dim {key}: input '{name}' has only {len(shape)} dims")
-        if shape[k] >= 0:
-            raise ProfileError(
-                f"--dim {key}: axis {k} of input '{name}' is fixed at {shape[k]} in the model"
-            )
+def _symbol_owners(
+    inputs: Sequence[NetInput], declared: Mapping[str, list[int]], batched: bool
+) -> dict[str, tuple[str, int]]:
+    """Each symbolic dim's first variable (input, axis) in the config's input order: the plan
+    sizes a symbol shared by several inputs once, from the first such input's `--dim` keys."""
+    order = list(declared)
+    ranked = sorted(inputs, key=lambda i: order.index(i.name) if i.name in order else len(order))
+    offset = 1 if batched else 0
+    owners: dict[str, tuple[str, int]] = {}
+    for net in ranked:
+        config_dims = declared.get(net.name, [])
+        for axis, symbol in enumerate(net.dim_names):
+            k = axis - offset
+            fixed = len(config_dims) + offset == len(net.shape) and k >= 0 and config_dims[k] > 0
+            if symbol and k >= 0 and net.shape[axis] < 0 and not fixed:
+                owners.setdefault(symbol, (net.name, axis))
+    return owners

@@ -1,0 +1,104 @@
+"""`gen dynamic-batching --from-perf` on a real probe report: `tritoncfg probe --format json
+--output r.json` on a real ONNX model (onnx.helper) run by real ONNX Runtime, then `gen` reads
+the `opt` shape point of each batch size from that file, as `probe --suggest` does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from clikit import run
+from gen.genkit import round_trip
+
+from tritoncfg.text import parse
+
+pytest.importorskip("onnxruntime")
+
+from probe.probekit import TensorProto, config_model, identity_model
+
+CONFIG = """\
+name: "seq_model"
+backend: "onnxruntime"
+max_batch_size: 8
+input [
+  {
+    name: "x"
+    data_type: TYPE_FP32
+    dims: [ -1 ]
+  }
+]
+output [
+  {
+    name: "x_out"
+    data_type: TYPE_FP32
+    dims: [ -1 ]
+  }
+]
+dynamic_batching {
+  preferred_batch_size: [ 4 ]
+}
+instance_group [
+  {
+    kind: KIND_CPU
+  }
+]
+"""
+
+
+def probed(tmp_path: Path) -> tuple[Path, dict[str, Any]]:
+    model = config_model(tmp_path / "repo", "seq_model", CONFIG)
+    identity_model(model / "1" / "model.onnx", [("x", TensorProto.FLOAT, ["N", "seq"])])
+    report = tmp_path / "r.json"
+    done = run(
+        "probe", str(model), "--dim", "seq=2:8:32", "--runs", "3", "-f", "json", "--output",
+        str(report),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    return model, json.loads(report.read_text())
+
+
+def test_gen_reads_the_opt_point_of_each_batch_size_from_a_real_report(tmp_path: Path) -> None:
+    model, report = probed(tmp_path)
+    points = report["models"][0]["points"]
+    opt = {p["batch_size"]: p for p in points if "opt" in p["reasons"]}
+    assert sorted(opt) == [1, 4, 8] and {p["status"] for p in points} == {"OK"}
+    assert all(p["shapes"]["x"][1] == 8 for p in opt.values())  # seq at opt
+    shown = run("gen", "dynamic-batching", str(model), "--from-perf", str(tmp_path / "r.json"))
+    assert shown.returncode == 0, shown.stderr
+    rate = {b: f"{p['throughput']:.1f}" for b, p in opt.items()}
+    assert f"batch 1 -> 4: {rate[1]} -> {rate[4]} infer/s" in shown.stderr
+
+
+def test_the_budget_uses_the_reports_p99_and_the_written_config_is_clean(tmp_path: Path) -> None:
+    model, report = probed(tmp_path)
+    opt = {p["batch_size"]: p for p in report["models"][0]["points"] if "opt" in p["reasons"]}
+    budget_ms = 1000.0
+    args = ("dynamic-batching", "--from-perf", str(tmp_path / "r.json"))
+    _, after = round_trip(model, *args, "--latency-budget-ms", f"{budget_ms:g}")
+    block = parse(after).message.dynamic_batching
+    chosen = list(block.preferred_batch_size) or [8]  # none written: max_batch_size
+    assert chosen[0] in opt
+    p99_us = opt[chosen[0]]["latency_ms"]["p99"] * 1000.0
+    assert block.max_queue_delay_microseconds == max(0, int(budget_ms * 1000.0 - p99_us))
+
+
+def test_a_step_is_read_from_its_ensembles_points(tmp_path: Path) -> None:
+    from tritoncfg.gen.perf import read_probe_report
+
+    def point(step: str, batch: int, rate: float) -> dict[str, Any]:
+        latency = {"p50": 1.0, "p90": 1.5, "p99": 2.0}
+        return {"step": step, "batch_size": batch, "status": "OK", "reasons": ["1"],
+                "throughput": rate, "latency_ms": latency}  # fmt: skip
+
+    entry = {"model": "pipeline", "runner": "ensemble", "points": [
+        point("preprocess", 1, 10.0), point("classifier", 1, 100.0),
+        point("preprocess", 8, 20.0), point("classifier", 8, 700.0),
+    ]}  # fmt: skip
+    text = json.dumps({"models": [entry]})
+    found = read_probe_report(tmp_path / "r.json", text, "classifier")
+    assert [(p.batch_size, p.throughput, p.latency_us) for p in found] == [
+        (1, 100.0, 2000.0),
+        (8, 700.0, 2000.0),
+    ]
