@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from clikit import run
 from scaffold.scaffoldkit import REPOSITORY, assert_clean, new, snapshot
 
 from tritoncfg.schema import DataType, ModelConfig
@@ -60,6 +61,19 @@ def test_every_template_lints_and_formats_clean(tmp_path: Path, template: str) -
     assert done.returncode == 0, done.stderr
     assert (root / REPOSITORY / "m" / "config.pbtxt").is_file()
     assert_clean(root)
+
+
+def test_the_projects_setting_is_what_lets_a_template_without_its_model_file_pass(
+    tmp_path: Path,
+) -> None:
+    """The scaffold's tritoncfg.toml makes model files optional (CI lints a clone without the
+    git-ignored binaries); asked to require them, lint reports what Triton would refuse."""
+    root = tmp_path / "demo"
+    assert new(root, "--model", "m", "--template", "onnx").returncode == 0
+    assert 'model-files = "optional"' in (root / "tritoncfg.toml").read_text()
+    assert_clean(root)
+    required = run("lint", "--model-files", "required", str(root / REPOSITORY))
+    assert required.returncode == 1 and "TC126" in required.stdout, required.stdout
 
 
 def test_all_templates_together_lint_clean(tmp_path: Path) -> None:
@@ -216,6 +230,7 @@ def test_no_options_without_a_terminal_does_not_prompt(tmp_path: Path) -> None:
     assert "?" not in done.stdout and "Model" not in done.stdout
     assert sorted(p.name for p in (tmp_path / "d").iterdir()) == [
         ".github", ".gitignore", ".pre-commit-config.yaml", "README.md", REPOSITORY,
+        "tritoncfg.toml",
     ]  # fmt: skip
     assert not any((tmp_path / "d" / REPOSITORY).iterdir())
 

@@ -111,7 +111,7 @@ def test_invalid_utf8(tmp_path: Path) -> None:
 def test_crlf_line_endings(tmp_path: Path) -> None:
     text = 'name: "m"\r\nbackend: "onnxruntime"\r\nmax_batch_size: 4\r\n# end\r\n'
     path = model(tmp_path, config=text.encode())
-    out = clean(run("lint", str(path)), 0)
+    out = clean(run("lint", "--model-files", "optional", str(path)), 0)
     assert "TC903" in out  # parsed and checked: batching without dynamic_batching
     assert "config.pbtxt:3:1:" in out
     config = path / "config.pbtxt"

@@ -182,17 +182,29 @@ def test_fmt_formats_json_and_is_then_clean(tmp_path: Path) -> None:
 
 
 def test_complete_reads_json_and_refuses_to_write_it(tmp_path: Path) -> None:
-    path = write_model(tmp_path)
+    # the model file is not part of this test (TC126 would refuse the model)
+    (tmp_path / "tritoncfg.toml").write_text('model-files = "optional"\n')
+    path = write_model(tmp_path, CONFIG.replace("[2, 8]", "[2, 4]"))
     result = run("complete", str(path), "--format", "json")
     assert result.returncode == 0, result.stderr
     completed = json.loads(result.stdout)
-    assert completed["dynamic_batching"]["preferred_batch_size"] == [2, 8]
+    assert completed["dynamic_batching"]["preferred_batch_size"] == [2, 4]
     assert completed["input"][0]["dims"] == [3, 4]  # 64-bit integers as numbers, as Triton writes
     before = path.read_text()
     refused = run("complete", "--write", str(path))
     assert refused.returncode == 2
     assert "--write edits text-format configs only" in refused.stderr
     assert path.read_text() == before
+
+
+def test_complete_of_a_json_config_triton_refuses_exits_1_at_the_json_line(tmp_path: Path) -> None:
+    (tmp_path / "tritoncfg.toml").write_text('model-files = "optional"\n')
+    path = write_model(tmp_path)  # preferred batch size 8 above max_batch_size 4
+    result = run("complete", str(path))
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"{path}:10:33: error: dynamic batching preferred size must be <= max batch size" in (
+        result.stderr
+    )
 
 
 PBTXT = """# the model
