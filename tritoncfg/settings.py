@@ -74,6 +74,13 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "description": "Triton's --backend-directory on the target host.",
         },
         "model-config-name": {"type": "string", "description": "Triton's --model-config-name."},
+        "repository": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The project's model repository folder, relative to this file: "
+            "`tritoncfg lint PROJECT` (and fmt, complete, probe) then read that folder, not the "
+            "project's .github/ or deploy/.",
+        },
         "triton-version": {
             "type": "string",
             "description": "The Triton release to check against, e.g. 2.51 or 24.10 (TC012).",
@@ -173,6 +180,25 @@ def find_config(start: Path) -> Path | None:
             if candidate.is_file() and (name == "tritoncfg.toml" or _read(candidate) is not None):
                 return candidate
     return None
+
+
+def project_repository(path: Path) -> Path:
+    """`path`, or for a project folder whose own settings name its model repository
+    (`repository = "model_repository"`, as `tritoncfg new` writes), that repository: Triton would
+    take every folder of the project (.github/, deploy/) for a model."""
+    if not path.is_dir():
+        return path
+    for name in ("tritoncfg.toml", "pyproject.toml"):
+        candidate = path / name
+        if not candidate.is_file():
+            continue
+        try:
+            values = _read(candidate)
+        except SettingsError:
+            return path  # reported where the settings are loaded
+        named = values.get("repository") if values else None
+        return path / named if isinstance(named, str) and named else path
+    return path
 
 
 def load_settings(start: Path, *, config: Path | None = None, isolated: bool = False) -> Settings:

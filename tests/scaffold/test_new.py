@@ -76,6 +76,21 @@ def test_the_projects_setting_is_what_lets_a_template_without_its_model_file_pas
     assert required.returncode == 1 and "TC126" in required.stdout, required.stdout
 
 
+def test_the_project_folder_stands_for_its_repository(tmp_path: Path) -> None:
+    """`repository = "model_repository"` in the scaffold's tritoncfg.toml: `lint demo`, `fmt
+    --check demo` and `complete demo` read the models, not .github/ (which Triton would take for
+    a model, TC101/TC105, were the project folder itself the repository)."""
+    root = tmp_path / "demo"
+    assert new(root, "--model", "m", "--template", "python").returncode == 0
+    linted = run("lint", str(root))
+    assert linted.returncode == 0 and linted.stdout.startswith("All checks passed (1 model")
+    assert run("fmt", "--check", str(root)).returncode == 0
+    completed = run("complete", str(root))
+    assert completed.returncode == 0 and 'name: "m"' in completed.stdout
+    (root / "tritoncfg.toml").unlink()  # without the setting, the project folder is the repository
+    assert "TC105" in run("lint", str(root)).stdout
+
+
 def test_all_templates_together_lint_clean(tmp_path: Path) -> None:
     root = tmp_path / "demo"
     for template in TEMPLATES:

@@ -58,3 +58,11 @@ def existing_paths(paths: list[Path]) -> list[Path]:
         if not path.exists() and not path.is_symlink():
             fail(f"{path}: no such file or directory")
     return paths
+
+
+def repository_paths(paths: list[Path]) -> list[Path]:
+    """The paths, each checked to exist; a project folder whose settings name its model
+    repository (`repository = "..."`, as `tritoncfg new` writes) stands for that repository."""
+    from tritoncfg.settings import project_repository
+
+    return existing_paths([project_repository(path) for path in existing_paths(paths)])

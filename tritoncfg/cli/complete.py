@@ -144,7 +144,9 @@ def _refusals(
 def _target(path: Path, write: bool) -> Path:
     """The path to discover: a missing `config.pbtxt` of an existing model dir stands for it."""
     if path.exists() or path.is_symlink():
-        return path
+        from tritoncfg.settings import project_repository
+
+        return project_repository(path)
     if path.name == "config.pbtxt" and path.parent.is_dir():
         return path.parent
     fail(f"{path}: no such file or directory")

@@ -12,9 +12,9 @@ from tritoncfg.cli.common import (
     EXIT_FINDINGS,
     EXIT_OK,
     EXIT_USAGE,
-    existing_paths,
     fail,
     refuse_cloud,
+    repository_paths,
 )
 
 CONFIG_GLOBS = ("config.pbtxt", "configs/*.pbtxt")
@@ -91,7 +91,7 @@ def fmt_command(
     changed: list[Path] = []
     broken = 0
     refuse_cloud(paths, "fmt")
-    for path in config_files(existing_paths(paths)):
+    for path in config_files(repository_paths(paths)):
         try:
             source = path.read_bytes().decode("utf-8")  # no newline translation: CRLF -> LF
         except (OSError, UnicodeDecodeError) as exc:

@@ -254,9 +254,9 @@ def lint_command(
         check_selectors,
     )
     from tritoncfg.cloud import is_cloud
-    from tritoncfg.settings import SettingsError, load_settings
+    from tritoncfg.settings import SettingsError, load_settings, project_repository
 
-    paths: list[Path | str] = [p if is_cloud(p) else Path(p) for p in raw_paths]
+    paths: list[Path | str] = [p if is_cloud(p) else project_repository(Path(p)) for p in raw_paths]
     local = [p for p in paths if isinstance(p, Path)]
     existing_paths(local)
     if apply_fixes or show_diff:

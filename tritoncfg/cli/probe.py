@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from tritoncfg.cli.common import Color, existing_paths, fail, use_color
+from tritoncfg.cli.common import Color, fail, repository_paths, use_color
 
 if TYPE_CHECKING:
     from tritoncfg.probe.plan import ModelPlan, Range
@@ -117,7 +117,7 @@ def probe_command(
     from tritoncfg.probe.targets import plan_workspace
     from tritoncfg.workspace import load
 
-    workspace = load(existing_paths(paths))
+    workspace = load(repository_paths(paths))
     models = workspace.models
     if shard is not None:
         index, count = _shard(shard)
