@@ -276,9 +276,9 @@ class Converted:
 
 def convert_text(source: str, *, from_json: bool, to_json: bool) -> Converted:
     """`tritoncfg convert`: the config in the other format (or the same one, formatted)."""
-    from tritoncfg.complete.merge import render_message
     from tritoncfg.text.json_reader import dump_json, format_json
     from tritoncfg.text.printer import format_source
+    from tritoncfg.text.render import render_message
 
     parsed = parse_json(source) if from_json else parse(source)
     if not parsed.ok:

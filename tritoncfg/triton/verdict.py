@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tritoncfg.checks import RULES
+from tritoncfg.checks.triton_rejected import CODE, NAME
 from tritoncfg.diagnostics import Diagnostic, Severity, TritonVerdict
 from tritoncfg.text.span import FILE_START
 from tritoncfg.triton.load import LoadOutcome, TritonError
-from tritoncfg.triton.rule import CODE, NAME
 from tritoncfg.triton.where import locate
 from tritoncfg.workspace import LoadedModel
 
