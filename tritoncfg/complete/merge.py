@@ -21,12 +21,13 @@ bind to the original message plus the added values.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from tritoncfg.complete.full import FullCompletion
+from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig, ModelInput, ModelOutput
 from tritoncfg.text import ParsedConfig, parse
 from tritoncfg.text.edits import Edit, apply_edits
@@ -51,7 +52,7 @@ class MergeError(Exception):
     """The merged text would not mean what the completion says (a tritoncfg bug)."""
 
 
-@dataclass(slots=True)
+@record
 class Merge:
     text: str
     added: list[str] = field(default_factory=list)  # e.g. "max_batch_size", "input[0].dims"

@@ -7,12 +7,12 @@ Runs on the completed config (normalization already turned an absent policy into
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
+from tritoncfg.record import record
 from tritoncfg.schema import ModelVersionPolicy
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class VersionSelection:
     """The versions Triton loads, and the `specific` entries it logs as missing."""
 

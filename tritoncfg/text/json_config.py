@@ -11,13 +11,13 @@ text format; its nodes are stand-in syntax-tree nodes that carry the JSON spans.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
+from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig
 from tritoncfg.schema.lookup import field_names, suggest
 from tritoncfg.text.bind import ErrorKind, FieldPath, Location, SourceMap, TextError
@@ -267,7 +267,7 @@ def _int64_as_numbers(document: dict[str, Any], descriptor: Descriptor) -> None:
             document[name] = [int(v) for v in value] if fd.is_repeated else int(value)
 
 
-@dataclass(slots=True)
+@record
 class Converted:
     text: str = ""
     error: TextError | None = None

@@ -10,18 +10,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from tritoncfg.models.dtypes import trt_type
 from tritoncfg.probe.tensorrt.adapter import CapturedLog, TrtAdapter, UnsupportedPrecision
 from tritoncfg.probe.tensorrt.profiles import NetInput, ProfileShapes
+from tritoncfg.record import record
 
 DEFAULT_WORKSPACE = 1 << 30
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class TensorInfo:
     name: str
     shape: tuple[int, ...]  # -1 for a dynamic dim
@@ -33,7 +34,7 @@ class TensorInfo:
         return trt_type(self.dtype)
 
 
-@dataclass(slots=True)
+@record
 class NetworkInfo:
     inputs: list[TensorInfo] = field(default_factory=list)
     outputs: list[TensorInfo] = field(default_factory=list)
@@ -42,7 +43,7 @@ class NetworkInfo:
         return [NetInput(t.name, t.shape, t.dtype, t.is_shape_tensor) for t in self.inputs]
 
 
-@dataclass(slots=True)
+@record
 class BuildResult:
     """The plan, or the stage that failed ("parse", "precision", "profile", "build") and the
     library's messages."""
@@ -63,7 +64,7 @@ class BuildResult:
         return f"{head}: " + ("; ".join(self.errors) or "no message from the library")
 
 
-@dataclass(slots=True)
+@record
 class ParsedNetwork:
     """What `parse_onnx` keeps alive: builder, network and parser must outlive the build."""
 
