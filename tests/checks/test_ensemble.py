@@ -9,18 +9,9 @@ from pathlib import Path
 
 import pytest
 from corpus import TRITON_QA, read_tsv, require_corpus
-from lintkit import lint_config, lint_repo, make_model
+from lintkit import found, lint_config, lint_repo, make_model
 
 from tritoncfg.diagnostics import Diagnostic
-
-
-def found(diagnostics: list[Diagnostic], code: str) -> list[tuple[str, str, str | None]]:
-    """(line:col, severity, Triton's message) of each diagnostic with `code`."""
-    return [
-        (str(d.span), d.severity.value, d.triton.message if d.triton else None)
-        for d in diagnostics
-        if d.code == code
-    ]
 
 
 def step_config(
