@@ -3,6 +3,7 @@ dataclasses functions."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import pickle
 
@@ -56,3 +57,29 @@ def test_records_are_dataclasses_and_pickle() -> None:
     assert pickle.loads(pickle.dumps(point)) == point
     fix = Fix("a", ())
     assert pickle.loads(pickle.dumps(fix)) == fix and {fix: 1}[Fix("a", ())] == 1
+
+
+@record(frozen=True)
+class Chosen:
+    codes: tuple[str, ...]
+    limit: int = 3
+    chosen: frozenset[str] = dataclasses.field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "chosen", frozenset(self.codes[: self.limit]))
+
+
+def test_post_init_fills_a_field_that_is_not_a_parameter() -> None:
+    made = Chosen(("a", "b", "c", "d"))
+    assert (
+        made.chosen == {"a", "b", "c"}
+        and repr(made) == "Chosen(codes=('a', 'b', 'c', 'd'), limit=3)"
+    )
+    assert Chosen(("a",), limit=0).chosen == frozenset()
+    with pytest.raises(TypeError):
+        Chosen(("a",), 1, frozenset())  # type: ignore[call-arg]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del made.limit
+    copied = pickle.loads(pickle.dumps(made))
+    assert copied == made and copied.chosen == made.chosen
+    assert copy.deepcopy(made) == made and copy.copy(made).chosen == made.chosen
