@@ -83,3 +83,13 @@ def test_post_init_fills_a_field_that_is_not_a_parameter() -> None:
     copied = pickle.loads(pickle.dumps(made))
     assert copied == made and copied.chosen == made.chosen
     assert copy.deepcopy(made) == made and copy.copy(made).chosen == made.chosen
+
+
+@record(eq=False)
+class Node:
+    name: str
+
+
+def test_eq_false_keeps_identity_equality_and_hashing() -> None:
+    a = Node("x")
+    assert a != Node("x") and a == a and len({a, Node("x")}) == 2

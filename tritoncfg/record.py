@@ -94,7 +94,7 @@ def _init(cls: Any, every: tuple[Field[Any], ...], frozen: bool) -> Any:
     return init
 
 
-def _finish(cls: type[T], frozen: bool) -> type[T]:
+def _finish(cls: type[T], frozen: bool, eq: bool) -> type[T]:
     made: Any = dataclass(slots=True, init=False, repr=False, eq=False)(cls)
     own = cls.__dict__
     every = fields(made)
@@ -104,7 +104,7 @@ def _finish(cls: type[T], frozen: bool) -> type[T]:
     made.__record_names__ = tuple(f.name for f in every)
     if "__repr__" not in own:
         made.__repr__ = _repr
-    if "__eq__" not in own:
+    if eq and "__eq__" not in own:
         made.__eq__ = _eq
         if "__hash__" not in own:
             made.__hash__ = _hash if frozen else None
@@ -119,13 +119,13 @@ def _finish(cls: type[T], frozen: bool) -> type[T]:
 @overload
 def record(cls: type[T], /) -> type[T]: ...
 @overload
-def record(*, frozen: bool = False) -> Callable[[type[T]], type[T]]: ...
+def record(*, frozen: bool = False, eq: bool = True) -> Callable[[type[T]], type[T]]: ...
 
 
 @dataclass_transform(field_specifiers=(field,))
-def record(cls: type[T] | None = None, /, *, frozen: bool = False) -> Any:
+def record(cls: type[T] | None = None, /, *, frozen: bool = False, eq: bool = True) -> Any:
     """`@record` or `@record(frozen=True)`, in place of `@dataclass(slots=True)` and
-    `@dataclass(frozen=True, slots=True)`."""
+    `@dataclass(frozen=True, slots=True)`; `eq=False` keeps identity equality and hashing."""
     if cls is None:
-        return lambda cls: _finish(cls, frozen)
-    return _finish(cls, frozen)
+        return lambda cls: _finish(cls, frozen, eq)
+    return _finish(cls, frozen, eq)

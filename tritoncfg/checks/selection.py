@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from tritoncfg.checks.registry import RULES, Rule
 from tritoncfg.diagnostics import Severity
+from tritoncfg.record import record
 
 ALL = "ALL"
 ALWAYS_ON = ("TC009",)  # the engine's own note; selection cannot hide why checks did not run
@@ -36,7 +37,7 @@ def check_selectors(selectors: Iterable[str]) -> None:
             )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class RuleSelection:
     select: tuple[str, ...] = (ALL,)
     extend_select: tuple[str, ...] = ()
@@ -90,7 +91,7 @@ def _spec(patterns: tuple[str, ...]) -> Any:
     return pathspec.GitIgnoreSpec.from_lines(patterns)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class PathFilters:
     """`exclude` and `per-path-ignores` patterns (gitignore-style), relative to `base` (the
     configuration's folder)."""
