@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import csv
 import shutil
+from collections import defaultdict
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -65,25 +67,75 @@ def touch(path: Path) -> None:
         path.touch()
 
 
+# A triton_qa case id is its folder with `__` for `/`, under the folder its first part names.
+QA_FOLDERS: dict[str, tuple[str, ...]] = {
+    "L0_model_config": ("L0_model_config",),
+    "server_qa": ("other_qa", "server"),
+    "dali_qa": ("other_qa", "dali_backend"),
+}
+
+
+def qa_case_dir(case_id: str) -> Path:
+    """`L0_model_config__a__b` -> L0_model_config/a/b; `server_qa__d__n` -> other_qa/server/d/n;
+    `dali_qa__d__n` -> other_qa/dali_backend/d/n."""
+    head, *rest = case_id.split("__")
+    if head not in QA_FOLDERS:
+        raise ValueError(f"{case_id}: unknown triton_qa case prefix {head!r} (see QA_FOLDERS)")
+    return TRITON_QA.joinpath(*QA_FOLDERS[head], *rest)
+
+
+@cache
+def qa_index() -> list[dict[str, str]]:
+    """INDEX.tsv: one row per case."""
+    return read_tsv(TRITON_QA / "INDEX.tsv")
+
+
+@cache
+def qa_setup() -> dict[str, list[dict[str, str]]]:
+    """SETUP.tsv rows (the test.sh layout steps), by case id."""
+    rows: dict[str, list[dict[str, str]]] = defaultdict(list)
+    for row in read_tsv(TRITON_QA / "SETUP.tsv"):
+        rows[row["case_id"]].append(row)
+    return dict(rows)
+
+
+def _oracle_file(rel: Path) -> bool:
+    """The test's own `expected*` files are not part of what Triton loads."""
+    return rel.name.startswith("expected")
+
+
 def materialize_qa_case(
-    case_dir: Path, dest: Path, setup: list[dict[str, str]], *, setup_base: Path | None = None
+    case_dir: Path,
+    dest: Path,
+    setup: list[dict[str, str]],
+    *,
+    setup_base: Path | None = None,
+    extra_folders: tuple[str, ...] = (),
 ) -> list[str]:
     """Copy a triton_qa case to `dest` as its test.sh lays it out: the case's own `expected*`
     files are left out (Triton never loads them), SETUP.tsv's folders are created and its
-    `materialized` files recreated (empty where the corpus has no copy). Returns a note per
-    SETUP row that could not be replayed (`missing` artefacts)."""
+    `materialized` files recreated (empty where the corpus has no copy), then `extra_folders`
+    (test.sh steps SETUP.tsv does not replay). Returns a note per file recreated empty, per
+    `missing` artefact that could not be, and per extra folder."""
     base = setup_base or case_dir
-    copy_tree(case_dir, dest, skip=lambda rel: rel.name.startswith("expected"))
+    copy_tree(case_dir, dest, skip=_oracle_file)
     notes: list[str] = []
     for row in setup:
         rel = Path(row["target_path"]).relative_to(base.relative_to(TRITON_QA))
-        if rel.name.startswith("expected"):
+        if _oracle_file(rel):
             continue
-        status = row["status"]
+        target, status = dest / rel, row["status"]
         if status.startswith("created"):
-            (dest / rel).mkdir(parents=True, exist_ok=True)
+            target.mkdir(parents=True, exist_ok=True)
         elif status.startswith("materialized"):
-            touch(dest / rel)
+            if not target.exists():
+                touch(target)
+                notes.append(f"recreated empty: {rel}")
+        elif status.startswith("missing"):
+            notes.append(f"missing (not recreated): {rel}")
         else:
-            notes.append(f"{status}: {rel}")
+            raise AssertionError(f"{row['case_id']}: unknown SETUP status {status!r}")
+    for folder in extra_folders:
+        (dest / folder).mkdir(parents=True, exist_ok=True)
+        notes.append(f"created (test.sh step not in SETUP.tsv): {folder}/")
     return notes

@@ -6,7 +6,7 @@ import gc
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from tritoncfg.checks import LintOptions
@@ -17,13 +17,14 @@ from tritoncfg.cloud.url import is_cloud
 from tritoncfg.diagnostics import Diagnostic, Severity
 from tritoncfg.lintcache import LintCache
 from tritoncfg.lintrun import LintJob, Selected, lint_selected
+from tritoncfg.record import record
 from tritoncfg.repository import ModelDir, Repository, discover_many
 from tritoncfg.text import ParsedConfig, parse
 from tritoncfg.workspace import Workspace, add_dependents, load_model
 from tritoncfg.workspace import load as load_workspace
 
 
-@dataclass(slots=True)
+@record
 class LintResult:
     diagnostics: list[Diagnostic]
     files: int

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from tritoncfg.record import record
 from tritoncfg.text.edits import Edit
 from tritoncfg.text.span import Span
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Fix:
     """Edits that resolve a diagnostic. Safe fixes keep behaviour; unsafe ones may change it."""
 
@@ -29,7 +29,7 @@ class Severity(StrEnum):
         return {"error": 0, "warning": 1, "info": 2}[self.value]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class TritonVerdict:
     """What Triton itself does with the same problem: its pipeline phase and logged text."""
 
@@ -37,7 +37,7 @@ class TritonVerdict:
     message: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Diagnostic:
     code: str  # "TC" + 3 digits
     rule: str  # kebab-case rule name

@@ -8,20 +8,21 @@ edited text (in memory); a file whose edit would add parse errors is left as it 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from tritoncfg.api import LintResult, lint
 from tritoncfg.checks import LintOptions
 from tritoncfg.checks.selection import PathFilters, RuleSelection
 from tritoncfg.diagnostics import Diagnostic
+from tritoncfg.record import record
 from tritoncfg.text import parse
 from tritoncfg.text.edits import Edit, EditConflict, apply_edits
 
 MAX_PASSES = 5
 
 
-@dataclass(slots=True)
+@record
 class FixOutcome:
     result: LintResult  # the lint of the fixed text: what is left
     before: dict[str, str] = field(default_factory=dict)  # path -> original text, for changed files

@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 from tritoncfg.checks.engine import check_model
 from tritoncfg.checks.gates import RulePlan
@@ -21,6 +21,7 @@ from tritoncfg.checks.registry import RULES, CheckContext, LintOptions, Rule
 from tritoncfg.checks.selection import PathFilters, RuleSelection
 from tritoncfg.checks.suppress import UNUSED, apply_suppressions
 from tritoncfg.diagnostics import Diagnostic
+from tritoncfg.record import record
 from tritoncfg.repository import ModelDir, Repository
 from tritoncfg.workspace import LoadedModel, Workspace, load_model
 
@@ -28,7 +29,7 @@ POOL_MIN_MODELS = 300  # below this, starting processes costs more than it saves
 CHUNKS_PER_PROCESS = 4  # smaller chunks even out models of uneven cost
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class LintJob:
     """What every model is linted with."""
 
@@ -58,7 +59,7 @@ class LintJob:
         return kept
 
 
-@dataclass(slots=True)
+@record
 class ModelOutcome:
     """One model's share of a lint."""
 
@@ -68,7 +69,7 @@ class ModelOutcome:
     deps: tuple[str, ...]  # the peers its checks asked for, by name
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Selected:
     """A model to lint, and the repository-level findings inside its directory (its config's
     file-level suppression comments apply to them)."""

@@ -8,11 +8,12 @@ imported only when a configuration exists.
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from tritoncfg.diagnostics import Severity
+from tritoncfg.record import record
 
 SEVERITIES = [s.value for s in Severity]
 _SELECTOR = {"type": "string", "pattern": "^(ALL|TC[0-9]{0,3}|[a-z0-9]+(-[a-z0-9]+)*)$"}
@@ -123,7 +124,7 @@ class SettingsError(Exception):
     """A configuration file that cannot be used; the message names the file and the key."""
 
 
-@dataclass(slots=True)
+@record
 class Settings:
     path: Path | None = None  # the file these came from, None for defaults
     values: dict[str, Any] = field(default_factory=dict)

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 
+from tritoncfg.record import record
 from tritoncfg.repository import ModelDir, Repository, RepositoryError, discover_many
 from tritoncfg.repository.model import CONFIG_FILENAME
 from tritoncfg.text import ParsedConfig, parse
 
 
-@dataclass(slots=True)
+@record
 class LoadedModel:
     dir: ModelDir
     repository: Repository
@@ -55,7 +56,7 @@ def load_model(
     return loaded
 
 
-@dataclass(slots=True)
+@record
 class Workspace:
     repositories: tuple[Repository, ...]
     models: list[LoadedModel]  # the selected models, in repository then name order

@@ -5,18 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lintkit import lint_config, lint_repo, make_model
-
-from tritoncfg.diagnostics import Diagnostic
-
-
-def found(diagnostics: list[Diagnostic], code: str) -> list[tuple[str, str, str | None]]:
-    """(line:col, severity, Triton's message) of each diagnostic with `code`."""
-    return [
-        (str(d.span), d.severity.value, d.triton.message if d.triton else None)
-        for d in diagnostics
-        if d.code == code
-    ]
+from lintkit import found, lint_config, lint_repo, make_model
 
 
 def backends(root: Path, *names: str, python_based: tuple[str, ...] = ()) -> Path:

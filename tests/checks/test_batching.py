@@ -7,35 +7,26 @@ from pathlib import Path
 
 import pytest
 from corpus import TRITON_QA, read_tsv, require_corpus
-from lintkit import lint_config, lint_repo, make_model
-
-from tritoncfg.diagnostics import Diagnostic
+from lintkit import found_at, lint_config, lint_repo, make_model
 
 PY = 'backend: "python"\n'
 
 
-def found(diagnostics: list[Diagnostic], code: str) -> list[tuple[str, str | None]]:
-    """(line:col, Triton's message) of each diagnostic with `code`."""
-    return [
-        (str(d.span), d.triton.message if d.triton else None) for d in diagnostics if d.code == code
-    ]
-
-
 def test_negative_max_batch_size(tmp_path: Path) -> None:
     diagnostics = lint_config(tmp_path, PY + "max_batch_size: -1\n")
-    assert found(diagnostics, "TC201") == [
+    assert found_at(diagnostics, "TC201") == [
         ("2:17", "'max_batch_size' must be non-negative value for m")
     ]
 
 
 def test_zero_max_batch_size_passes(tmp_path: Path) -> None:
-    assert not found(lint_config(tmp_path, PY + "max_batch_size: 0\n"), "TC201")
+    assert not found_at(lint_config(tmp_path, PY + "max_batch_size: 0\n"), "TC201")
 
 
 def test_preferred_batch_size_not_positive(tmp_path: Path) -> None:
     config = PY + "max_batch_size: 8\ndynamic_batching { preferred_batch_size: [ 0, 4, -2 ] }\n"
     message = "dynamic batching preferred size must be positive for m"
-    assert found(lint_config(tmp_path, config), "TC202") == [
+    assert found_at(lint_config(tmp_path, config), "TC202") == [
         ("3:44", message),
         ("3:50", message),
     ]
@@ -44,8 +35,8 @@ def test_preferred_batch_size_not_positive(tmp_path: Path) -> None:
 def test_preferred_batch_size_filled_from_max_batch_size_passes(tmp_path: Path) -> None:
     # TN07 fills an empty list with [max_batch_size]; that is never an error
     diagnostics = lint_config(tmp_path, PY + "max_batch_size: 8\ndynamic_batching { }\n")
-    assert not found(diagnostics, "TC202")
-    assert not found(diagnostics, "TC203")
+    assert not found_at(diagnostics, "TC202")
+    assert not found_at(diagnostics, "TC203")
 
 
 def test_preferred_batch_size_exceeds_max(tmp_path: Path) -> None:
@@ -66,26 +57,26 @@ def test_any_preferred_batch_size_exceeds_zero_max_batch_size(tmp_path: Path) ->
 
 def test_preferred_batch_size_within_max_passes(tmp_path: Path) -> None:
     config = PY + "max_batch_size: 8\ndynamic_batching { preferred_batch_size: [ 4, 8 ] }\n"
-    assert not found(lint_config(tmp_path, config), "TC203")
+    assert not found_at(lint_config(tmp_path, config), "TC203")
 
 
 def test_negative_max_batch_size_is_not_compared(tmp_path: Path) -> None:
     config = PY + "max_batch_size: -1\ndynamic_batching { preferred_batch_size: [ 4 ] }\n"
     diagnostics = lint_config(tmp_path, config)
-    assert found(diagnostics, "TC201")
-    assert not found(diagnostics, "TC203")
+    assert found_at(diagnostics, "TC201")
+    assert not found_at(diagnostics, "TC203")
 
 
 def test_default_priority_level_unset(tmp_path: Path) -> None:
     config = PY + "dynamic_batching { priority_levels: 3 }\n"
-    assert found(lint_config(tmp_path, config), "TC204") == [
+    assert found_at(lint_config(tmp_path, config), "TC204") == [
         ("2:37", "default priority level must be in range [1, 3] for m")
     ]
 
 
 def test_default_priority_level_too_high(tmp_path: Path) -> None:
     config = PY + "dynamic_batching { priority_levels: 3 default_priority_level: 5 }\n"
-    assert found(lint_config(tmp_path, config), "TC204") == [
+    assert found_at(lint_config(tmp_path, config), "TC204") == [
         ("2:63", "default priority level must be in range [1, 3] for m")
     ]
 
@@ -95,7 +86,7 @@ def test_default_priority_level_too_high(tmp_path: Path) -> None:
 )
 def test_default_priority_level_passes(tmp_path: Path, batching: str) -> None:
     config = PY + f"dynamic_batching {{ {batching} }}\n"
-    assert not found(lint_config(tmp_path, config), "TC204")
+    assert not found_at(lint_config(tmp_path, config), "TC204")
 
 
 def test_priority_queue_policy_levels_out_of_range(tmp_path: Path) -> None:
@@ -109,7 +100,7 @@ def test_priority_queue_policy_levels_out_of_range(tmp_path: Path) -> None:
         "}\n"
     )
     message = "priority queue policy must have priority level in range [1, 3] for m"
-    assert found(lint_config(tmp_path, config), "TC205") == [
+    assert found_at(lint_config(tmp_path, config), "TC205") == [
         ("5:32", message),
         ("7:32", message),
     ]
@@ -117,14 +108,14 @@ def test_priority_queue_policy_levels_out_of_range(tmp_path: Path) -> None:
 
 def test_priority_queue_policy_keys_unchecked_without_levels(tmp_path: Path) -> None:
     config = PY + "dynamic_batching { priority_queue_policy { key: 0 value { } } }\n"
-    assert not found(lint_config(tmp_path, config), "TC205")
+    assert not found_at(lint_config(tmp_path, config), "TC205")
 
 
 def test_preserve_ordering_with_priority_levels(tmp_path: Path) -> None:
     config = PY + (
         "dynamic_batching { preserve_ordering: true priority_levels: 2 default_priority_level: 1 }\n"
     )
-    assert found(lint_config(tmp_path, config), "TC206") == [
+    assert found_at(lint_config(tmp_path, config), "TC206") == [
         ("2:61", "Only one priority level is allowed when 'preserve_ordering' is true for m")
     ]
 
@@ -133,7 +124,7 @@ def test_preserve_ordering_with_one_priority_level_passes(tmp_path: Path) -> Non
     config = PY + (
         "dynamic_batching { preserve_ordering: true priority_levels: 1 default_priority_level: 1 }\n"
     )
-    assert not found(lint_config(tmp_path, config), "TC206")
+    assert not found_at(lint_config(tmp_path, config), "TC206")
 
 
 DELAY = "timeout_action: DELAY default_timeout_microseconds: 100"
@@ -151,7 +142,7 @@ def test_preserve_ordering_with_delay_policies(tmp_path: Path) -> None:
         "Queue policy can not have DELAY as timeout action when 'preserve_ordering' is true for m"
     )
     # the priority policies are checked even without priority_levels (TV046)
-    assert found(lint_config(tmp_path, config), "TC207") == [
+    assert found_at(lint_config(tmp_path, config), "TC207") == [
         ("4:42", message),
         ("5:58", message),
     ]
@@ -167,7 +158,7 @@ def test_preserve_ordering_with_delay_policies(tmp_path: Path) -> None:
 )
 def test_delay_policy_passes(tmp_path: Path, batching: str) -> None:
     config = PY + f"dynamic_batching {{ {batching} }}\n"
-    assert not found(lint_config(tmp_path, config), "TC207")
+    assert not found_at(lint_config(tmp_path, config), "TC207")
 
 
 def test_no_config_file_has_no_batching_findings(tmp_path: Path) -> None:

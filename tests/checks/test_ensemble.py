@@ -4,23 +4,13 @@ plus python-backend step models under tmp_path."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-from corpus import TRITON_QA, read_tsv, require_corpus
-from lintkit import lint_config, lint_repo, make_model
+from corpus import TRITON_QA, materialize_qa_case, qa_case_dir, qa_index, qa_setup, require_corpus
+from lintkit import found, lint_config, lint_repo, make_model
 
 from tritoncfg.diagnostics import Diagnostic
-
-
-def found(diagnostics: list[Diagnostic], code: str) -> list[tuple[str, str, str | None]]:
-    """(line:col, severity, Triton's message) of each diagnostic with `code`."""
-    return [
-        (str(d.span), d.severity.value, d.triton.message if d.triton else None)
-        for d in diagnostics
-        if d.code == code
-    ]
 
 
 def step_config(
@@ -643,34 +633,22 @@ def test_decoupled_policy_on_an_ensemble_is_overridden(tmp_path: Path) -> None:
 
 
 def _qa_cases() -> list[dict[str, str]]:
-    index = TRITON_QA / "INDEX.tsv"
-    if not index.is_file():
+    if not (TRITON_QA / "INDEX.tsv").is_file():
         return []
     return [
         r
-        for r in read_tsv(index)
+        for r in qa_index()
         if "__ensemble__" in r["case_id"] or r["case_id"].endswith("_ensemble")
         if r["source_path_in_repo"].startswith("qa/L0_model_config/")
     ]
 
 
 def _materialize(row: dict[str, str], tmp_path: Path) -> Path:
-    """The case as its test.sh lays it out: version folders and files of SETUP.tsv recreated."""
-    source = row["source_path_in_repo"].removeprefix("qa/")
+    """The case as its test.sh lays it out (tests/corpus.py)."""
+    case_dir = qa_case_dir(row["case_id"])
     root = tmp_path / "models"
-    target = root if row["layout"] == "repository" else root / Path(source).name
-    shutil.copytree(TRITON_QA / source, target, ignore=shutil.ignore_patterns("expected*"))
-    for path in [target, *target.rglob("*")]:
-        path.chmod(0o755 if path.is_dir() else 0o644)
-    for entry in read_tsv(TRITON_QA / "SETUP.tsv"):
-        if entry["case_id"] != row["case_id"] or not entry["target_path"].startswith(source):
-            continue
-        made = target / entry["target_path"][len(source) :].lstrip("/")
-        if entry["action"] == "mkdir":
-            made.mkdir(parents=True, exist_ok=True)
-        elif not made.exists():
-            made.parent.mkdir(parents=True, exist_ok=True)
-            made.write_text("# stand-in for an artefact not in the corpus\n")
+    target = root if row["layout"] == "repository" else root / case_dir.name
+    materialize_qa_case(case_dir, target, qa_setup().get(row["case_id"], []))
     return root
 
 

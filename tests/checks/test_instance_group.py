@@ -7,21 +7,12 @@ import json
 from pathlib import Path
 
 from clikit import run
-from lintkit import lint_config, make_model
+from lintkit import found, lint_config, make_model
 
-from tritoncfg.diagnostics import Diagnostic, Severity
+from tritoncfg.diagnostics import Severity
 
 PY = 'backend: "python"\n'
 CC = "GPUs with at least the minimum required CUDA compute compatibility of 7.500000 are:"
-
-
-def found(diagnostics: list[Diagnostic], code: str) -> list[tuple[str, str, str | None]]:
-    """(line:col, severity, Triton's message) of each diagnostic with `code`."""
-    return [
-        (str(d.span), d.severity.value, d.triton.message if d.triton else None)
-        for d in diagnostics
-        if d.code == code
-    ]
 
 
 def test_model_kind_with_gpus(tmp_path: Path) -> None:

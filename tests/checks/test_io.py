@@ -9,26 +9,14 @@ from pathlib import Path
 
 import pytest
 from corpus import TRITON_QA, read_tsv, require_corpus
-from lintkit import lint_config, lint_repo, make_model
+from lintkit import found_at, lint_config, lint_repo, make_model, only
 
 from tritoncfg.checks import RULES, LintOptions
 from tritoncfg.checks.registry import CheckContext
-from tritoncfg.diagnostics import Diagnostic, Severity
+from tritoncfg.diagnostics import Severity
 from tritoncfg.workspace import load
 
 PY = 'backend: "python"\n'
-
-
-def found(diagnostics: list[Diagnostic], code: str) -> list[tuple[str, str | None]]:
-    """(line:col, Triton's message) of each diagnostic with `code`."""
-    return [
-        (str(d.span), d.triton.message if d.triton else None) for d in diagnostics if d.code == code
-    ]
-
-
-def only(diagnostics: list[Diagnostic], code: str) -> Diagnostic:
-    (diagnostic,) = [d for d in diagnostics if d.code == code]
-    return diagnostic
 
 
 # --- TC301-TC303: name, data_type, dims ---------------------------------------------------
@@ -36,7 +24,7 @@ def only(diagnostics: list[Diagnostic], code: str) -> Diagnostic:
 
 def test_missing_name(tmp_path: Path) -> None:
     config = PY + "input [ { data_type: TYPE_FP32 dims: [ 4 ] } ]\noutput { dims: [ 1 ] }\n"
-    assert found(lint_config(tmp_path, config), "TC301") == [
+    assert found_at(lint_config(tmp_path, config), "TC301") == [
         ("2:9", "model input must specify 'name' for m"),
         ("3:1", "model output must specify 'name' for m"),
     ]
@@ -54,7 +42,7 @@ def test_missing_data_type(tmp_path: Path) -> None:
         + 'input [ { name: "x" dims: [ 4 ] } ]\noutput { name: "y" data_type: TYPE_INVALID dims: [ 1 ] }\n'
     )
     diagnostics = lint_config(tmp_path, config)
-    assert found(diagnostics, "TC302") == [
+    assert found_at(diagnostics, "TC302") == [
         ("2:9", "model input 'x' must specify 'data_type' for m"),
         ("3:31", "model output 'y' must specify 'data_type' for m"),
     ]
@@ -82,10 +70,10 @@ def test_auto_completing_backend_may_fill_dims_and_type(tmp_path: Path, backend:
 def test_auto_completing_backend_in_strict_mode_is_an_error(tmp_path: Path) -> None:
     config = 'backend: "onnxruntime"\ninput [ { name: "x" } ]\n'
     diagnostics = lint_config(tmp_path, config, files={}, triton_mode="strict")
-    assert found(diagnostics, "TC302") == [
+    assert found_at(diagnostics, "TC302") == [
         ("2:9", "model input 'x' must specify 'data_type' for m")
     ]
-    assert found(diagnostics, "TC303") == [("2:9", "model input 'x' must specify 'dims' for m")]
+    assert found_at(diagnostics, "TC303") == [("2:9", "model input 'x' must specify 'dims' for m")]
     assert only(diagnostics, "TC303").severity is Severity.ERROR
 
 
@@ -131,7 +119,7 @@ def test_empty_reshape_in_non_batching_model(tmp_path: Path) -> None:
     config = (
         PY + 'output [ { name: "y" data_type: TYPE_FP32 dims: [ 1 ] reshape { shape: [ ] } } ]\n'
     )
-    assert found(lint_config(tmp_path, config), "TC304") == [
+    assert found_at(lint_config(tmp_path, config), "TC304") == [
         (
             "2:55",
             "model output 'y' cannot have empty reshape for non-batching model as scalar tensors "
@@ -154,7 +142,7 @@ def test_empty_reshape_of_more_elements_fails(tmp_path: Path) -> None:
         PY
         + 'max_batch_size: 8\ninput [ { name: "x" data_type: TYPE_FP32 dims: [ 2 ] reshape { } } ]\n'
     )
-    assert found(lint_config(tmp_path, config), "TC307") == [
+    assert found_at(lint_config(tmp_path, config), "TC307") == [
         ("3:54", "model input 'x' has different size for dims and reshape for m")
     ]
 
@@ -165,7 +153,7 @@ def test_invalid_dimensions(tmp_path: Path) -> None:
         'output [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] reshape { shape: [ 2, 0 ] } } ]\n'
     )
     rule = "must be integer >= 1, or -1 to indicate a variable-size dimension for m"
-    assert found(lint_config(tmp_path, config), "TC305") == [
+    assert found_at(lint_config(tmp_path, config), "TC305") == [
         ("2:50", f"model input 'x' dimension {rule}"),
         ("2:57", f"model input 'x' dimension {rule}"),
         ("3:77", f"model output 'y' reshape dimensions {rule}"),
@@ -174,7 +162,7 @@ def test_invalid_dimensions(tmp_path: Path) -> None:
 
 def test_variable_dimension_passes(tmp_path: Path) -> None:
     config = PY + 'input [ { name: "x" data_type: TYPE_FP32 dims: [ -1, 28 ] } ]\n'
-    assert not found(lint_config(tmp_path, config), "TC305")
+    assert not found_at(lint_config(tmp_path, config), "TC305")
 
 
 def test_element_count_overflow(tmp_path: Path) -> None:
@@ -183,13 +171,13 @@ def test_element_count_overflow(tmp_path: Path) -> None:
         "dims: [ 4294967296, 4294967296 ] reshape { shape: [ 1 ] } } ]\n"
     )
     diagnostics = lint_config(tmp_path, config)
-    assert found(diagnostics, "TC306") == [
+    assert found_at(diagnostics, "TC306") == [
         (
             "3:42",
             "element count for tensor 'x dims' exceeds maximum size of 9223372036854775807 for m",
         )
     ]
-    assert not found(diagnostics, "TC307")  # an overflowing count is not compared
+    assert not found_at(diagnostics, "TC307")  # an overflowing count is not compared
 
 
 @pytest.mark.parametrize(
@@ -202,7 +190,7 @@ def test_element_count_overflow(tmp_path: Path) -> None:
 def test_element_count_not_overflowing(tmp_path: Path, dims: str) -> None:
     config = PY + f'input [ {{ name: "x" data_type: TYPE_FP32 dims: {dims} }} ]\n'
     diagnostics = lint_config(tmp_path, config)
-    assert not found(diagnostics, "TC306") and not found(diagnostics, "TC307")
+    assert not found_at(diagnostics, "TC306") and not found_at(diagnostics, "TC307")
 
 
 @pytest.mark.parametrize(
@@ -219,7 +207,7 @@ def test_reshape_size_mismatch(tmp_path: Path, dims: str, shape: str, problem: s
         f'output [ {{ name: "y" data_type: TYPE_FP32 dims: [ {dims} ] '
         f"reshape {{ shape: [ {shape} ] }} }} ]\n"
     )
-    (diagnostic,) = found(lint_config(tmp_path, config), "TC307")
+    (diagnostic,) = found_at(lint_config(tmp_path, config), "TC307")
     assert diagnostic[1] == f"model output 'y' has {problem} for m"
 
 
@@ -231,7 +219,7 @@ def test_reshape_of_same_size_passes(tmp_path: Path, dims: str, shape: str) -> N
         f'input [ {{ name: "x" data_type: TYPE_FP32 dims: [ {dims} ] '
         f"reshape {{ shape: [ {shape} ] }} }} ]\n"
     )
-    assert not found(lint_config(tmp_path, config), "TC307")
+    assert not found_at(lint_config(tmp_path, config), "TC307")
 
 
 # --- TC308-TC312: format, shape tensors, non-linear IO, duplicate names --------------------
@@ -241,7 +229,7 @@ def test_format_needs_three_dims(tmp_path: Path) -> None:
     config = (
         PY + 'input [ { name: "x" data_type: TYPE_FP32 format: FORMAT_NHWC dims: [ 4, 4 ] } ]\n'
     )
-    assert found(lint_config(tmp_path, config), "TC308") == [
+    assert found_at(lint_config(tmp_path, config), "TC308") == [
         ("2:50", "model input NHWC/NCHW require 3 dims for m")
     ]
 
@@ -249,7 +237,7 @@ def test_format_needs_three_dims(tmp_path: Path) -> None:
 @pytest.mark.parametrize("dims", ["dims: [ 3, 4, 4 ]", ""])
 def test_format_with_three_or_missing_dims_passes(tmp_path: Path, dims: str) -> None:
     config = PY + f'input [ {{ name: "x" data_type: TYPE_FP32 format: FORMAT_NCHW {dims} }} ]\n'
-    assert not found(lint_config(tmp_path, config), "TC308")
+    assert not found_at(lint_config(tmp_path, config), "TC308")
 
 
 def test_shape_tensor_outside_tensorrt(tmp_path: Path) -> None:
@@ -258,13 +246,16 @@ def test_shape_tensor_outside_tensorrt(tmp_path: Path) -> None:
         'output [ { name: "y" data_type: TYPE_INT32 dims: [ 2 ] is_shape_tensor: true } ]\n'
     )
     message = "shape tensors are only supported for TensorRT platform for m"
-    assert found(lint_config(tmp_path, config), "TC309") == [("2:72", message), ("3:73", message)]
+    assert found_at(lint_config(tmp_path, config), "TC309") == [
+        ("2:72", message),
+        ("3:73", message),
+    ]
 
 
 def test_shape_tensor_on_tensorrt_passes(tmp_path: Path) -> None:
     # backend "tensorrt" gets platform tensorrt_plan at AUTOFILL
     config = 'backend: "tensorrt"\ninput [ { name: "x" data_type: TYPE_INT32 dims: [ 2 ] is_shape_tensor: true } ]\n'
-    assert not found(lint_config(tmp_path, config, files={}), "TC309")
+    assert not found_at(lint_config(tmp_path, config, files={}), "TC309")
 
 
 def test_non_linear_io_outside_tensorrt(tmp_path: Path) -> None:
@@ -272,7 +263,7 @@ def test_non_linear_io_outside_tensorrt(tmp_path: Path) -> None:
         PY
         + 'output [ { name: "y" data_type: TYPE_FP16 dims: [ 3, 8, 8 ] is_non_linear_format_io: true } ]\n'
     )
-    assert found(lint_config(tmp_path, config), "TC310") == [
+    assert found_at(lint_config(tmp_path, config), "TC310") == [
         ("2:86", "Non-linear IO format is only supported for the TensorRT platform for m")
     ]
 
@@ -283,17 +274,17 @@ def test_non_linear_io_needs_three_dims(tmp_path: Path) -> None:
         'output [ { name: "y" data_type: TYPE_FP16 dims: [ 8, 8 ] is_non_linear_format_io: true } ]\n'
     )
     diagnostics = lint_config(tmp_path, config, files={})
-    assert found(diagnostics, "TC311") == [
+    assert found_at(diagnostics, "TC311") == [
         ("2:42", "Non-linear IO format input requires 3 dims for m"),
         ("3:43", "Non-linear IO format output requires 3 dims for m"),
     ]
-    assert not found(diagnostics, "TC310")
+    assert not found_at(diagnostics, "TC310")
 
 
 def test_non_linear_io_on_tensorrt_with_three_dims_passes(tmp_path: Path) -> None:
     config = 'platform: "tensorrt_plan"\ninput [ { name: "x" data_type: TYPE_FP16 dims: [ 4, 4, 4 ] is_non_linear_format_io: true } ]\n'
     diagnostics = lint_config(tmp_path, config, files={})
-    assert not found(diagnostics, "TC310") and not found(diagnostics, "TC311")
+    assert not found_at(diagnostics, "TC310") and not found_at(diagnostics, "TC311")
 
 
 def test_duplicate_tensor_names(tmp_path: Path) -> None:
@@ -329,7 +320,7 @@ def test_input_and_output_may_share_a_name(tmp_path: Path) -> None:
         'input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
         'output [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
     )
-    assert not found(lint_config(tmp_path, config), "TC312")
+    assert not found_at(lint_config(tmp_path, config), "TC312")
 
 
 # --- TC320-TC325: batch_input / batch_output ---------------------------------------------
@@ -345,7 +336,7 @@ def test_batch_io_source_count(tmp_path: Path) -> None:
         'batch_input [ { kind: BATCH_ITEM_SHAPE target_name: "s" data_type: TYPE_INT32 } ]\n'
         'batch_output [ { kind: BATCH_SCATTER_WITH_INPUT_SHAPE target_name: "y" source_input: [ "x", "x" ] } ]\n'
     )
-    assert found(lint_config(tmp_path, config), "TC320") == [
+    assert found_at(lint_config(tmp_path, config), "TC320") == [
         ("5:15", "batch input kind 'BATCH_ITEM_SHAPE' expects 1 source input, got 0 for m"),
         (
             "6:72",
@@ -360,11 +351,11 @@ def test_batch_io_unknown_kind(tmp_path: Path) -> None:
         'batch_output [ { kind: 1 target_name: "y" source_input: "x" } ]\n'
     )
     diagnostics = lint_config(tmp_path, config)
-    assert found(diagnostics, "TC321") == [
+    assert found_at(diagnostics, "TC321") == [
         ("5:23", "unknown batch input kind '' for m"),
         ("6:24", "unknown batch output kind '' for m"),
     ]
-    assert not found(diagnostics, "TC320")
+    assert not found_at(diagnostics, "TC320")
 
 
 def test_batch_input_data_type(tmp_path: Path) -> None:
@@ -373,7 +364,7 @@ def test_batch_input_data_type(tmp_path: Path) -> None:
         '  { kind: BATCH_ELEMENT_COUNT target_name: "b" source_input: "x" } ]\n'
     )
     message = "batch input data type must be TYPE_INT32 or TYPE_FP32 for m"
-    assert found(lint_config(tmp_path, config), "TC322") == [("5:71", message), ("6:3", message)]
+    assert found_at(lint_config(tmp_path, config), "TC322") == [("5:71", message), ("6:3", message)]
 
 
 def test_valid_batch_io_passes(tmp_path: Path) -> None:
@@ -389,7 +380,7 @@ def test_batch_io_unknown_source_input(tmp_path: Path) -> None:
         'batch_input [ { kind: BATCH_ELEMENT_COUNT target_name: "n" data_type: TYPE_FP32 source_input: "X" } ]\n'
         'batch_output [ { kind: BATCH_SCATTER_WITH_INPUT_SHAPE target_name: "y" source_input: "z" } ]\n'
     )
-    assert found(lint_config(tmp_path, config), "TC323") == [
+    assert found_at(lint_config(tmp_path, config), "TC323") == [
         ("5:95", "unknown source input name 'X' for m"),
         ("6:86", "unknown source input name 'z' for m"),
     ]
@@ -405,7 +396,7 @@ def test_unknown_names_may_be_added_by_auto_complete(tmp_path: Path) -> None:
         assert diagnostic.severity is Severity.WARNING and diagnostic.triton is None
         assert "unless the onnxruntime backend adds it" in diagnostic.message
     strict = lint_config(tmp_path / "strict", config, files={}, triton_mode="strict")
-    assert found(strict, "TC324") == [("5:68", "unknown target output name 'Y' for m")]
+    assert found_at(strict, "TC324") == [("5:68", "unknown target output name 'Y' for m")]
 
 
 def test_batch_output_unknown_target(tmp_path: Path) -> None:
@@ -413,7 +404,7 @@ def test_batch_output_unknown_target(tmp_path: Path) -> None:
         BATCH
         + 'batch_output [ { kind: BATCH_SCATTER_WITH_INPUT_SHAPE target_name: [ "y", "Y" ] source_input: "x" } ]\n'
     )
-    assert found(lint_config(tmp_path, config), "TC324") == [
+    assert found_at(lint_config(tmp_path, config), "TC324") == [
         ("5:75", "unknown target output name 'Y' for m")
     ]
 
@@ -424,10 +415,10 @@ def test_batch_output_duplicate_target(tmp_path: Path) -> None:
         + 'batch_output [ { kind: BATCH_SCATTER_WITH_INPUT_SHAPE target_name: [ "y", "y" ] source_input: "x" } ]\n'
     )
     diagnostics = lint_config(tmp_path, config)
-    assert found(diagnostics, "TC325") == [
+    assert found_at(diagnostics, "TC325") == [
         ("5:75", "target output name 'y' can only be specified once for m")
     ]
-    assert not found(diagnostics, "TC324")
+    assert not found_at(diagnostics, "TC324")
 
 
 # --- TC330-TC332: label files -------------------------------------------------------------
@@ -443,14 +434,14 @@ def _labelled(label: str, name: str = "y") -> str:
 def test_label_file_outside_model_directory(tmp_path: Path) -> None:
     diagnostics = lint_config(tmp_path, _labelled("../labels.txt"))
     model_dir = tmp_path / "repo" / "m"
-    assert found(diagnostics, "TC330") == [
+    assert found_at(diagnostics, "TC330") == [
         (
             "2:71",
             f"label file path '{model_dir}/../labels.txt' for output 'y' in model 'm' is outside "
             "model directory",
         )
     ]
-    assert not found(diagnostics, "TC331")
+    assert not found_at(diagnostics, "TC331")
 
 
 def test_label_file_symlink_leaving_the_model_directory(tmp_path: Path) -> None:
@@ -458,13 +449,13 @@ def test_label_file_symlink_leaving_the_model_directory(tmp_path: Path) -> None:
     (tmp_path / "repo" / "elsewhere.txt").write_text("a\nb\n")
     make_model(tmp_path / "repo", "m", _labelled("labels.txt"), files={"1/model.py": ""})
     os.symlink(tmp_path / "repo" / "elsewhere.txt", tmp_path / "repo" / "m" / "labels.txt")
-    assert [span for span, _ in found(lint_repo(tmp_path / "repo"), "TC330")] == ["2:71"]
+    assert [span for span, _ in found_at(lint_repo(tmp_path / "repo"), "TC330")] == ["2:71"]
 
 
 def test_label_file_missing(tmp_path: Path) -> None:
     diagnostics = lint_config(tmp_path, _labelled("labels.txt"))
     path = tmp_path / "repo" / "m" / "labels.txt"
-    assert found(diagnostics, "TC331") == [
+    assert found_at(diagnostics, "TC331") == [
         ("2:71", f"failed to open text file for read {path}: No such file or directory")
     ]
     assert only(diagnostics, "TC331").severity is Severity.ERROR
@@ -475,7 +466,7 @@ def test_label_file_in_version_directory_is_not_found(tmp_path: Path) -> None:
     diagnostics = lint_config(
         tmp_path, _labelled("labels.txt"), files={"1/model.py": "", "1/labels.txt": "a\n"}
     )
-    assert len(found(diagnostics, "TC331")) == 1
+    assert len(found_at(diagnostics, "TC331")) == 1
     assert "not in the version directory" in only(diagnostics, "TC331").message
 
 
@@ -487,7 +478,7 @@ def test_label_file_in_version_directory_is_not_found(tmp_path: Path) -> None:
 def test_label_file_present_passes(tmp_path: Path, label: str) -> None:
     files = {"1/model.py": "", label.lstrip("/"): "a\nb\n"}
     diagnostics = lint_config(tmp_path, _labelled(label), files=files)
-    assert not found(diagnostics, "TC330") and not found(diagnostics, "TC331")
+    assert not found_at(diagnostics, "TC330") and not found_at(diagnostics, "TC331")
 
 
 def test_label_file_that_is_a_directory(tmp_path: Path) -> None:
@@ -503,7 +494,7 @@ def test_multiple_label_files(tmp_path: Path) -> None:
     )
     files = {"1/model.py": "", "a.txt": "a\n", "b.txt": "b\n"}
     diagnostics = lint_config(tmp_path, config, files=files)
-    assert found(diagnostics, "TC332") == [("3:64", "multiple label files for 'y'")]
+    assert found_at(diagnostics, "TC332") == [("3:64", "multiple label files for 'y'")]
 
 
 def test_one_label_file_per_output_passes(tmp_path: Path) -> None:

@@ -91,10 +91,14 @@ def test_every_metric_control_problem_is_reported(tmp_path: Path) -> None:
 
 
 def test_complete_metric_control_passes(tmp_path: Path) -> None:
-    config = METRICS.replace("    { },\n", "").replace(
-        "    { metric_identifier { }\n      histogram_options { } }\n", ""
+    # only the first, complete, control of METRICS (no trailing comma: the config must parse)
+    config = METRICS.replace(
+        " },\n    { },\n    { metric_identifier { }\n      histogram_options { } }\n", " }\n"
     )
-    assert not findings(lint_config(tmp_path, config), "TC713")
+    assert "{ }" not in config
+    diagnostics = lint_config(tmp_path, config)
+    assert "TC009" not in {d.code for d in diagnostics}
+    assert not findings(diagnostics, "TC713")
 
 
 # TC714 metric-family-not-customizable

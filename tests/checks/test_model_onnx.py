@@ -12,21 +12,12 @@ from pathlib import Path
 
 import pytest
 from corpus import TRITON_QA, copy_tree, read_tsv, require_corpus
-from lintkit import lint_repo, make_model
+from lintkit import found, lint_repo, make_model
 from models.onnxkit import BOOL, FLOAT, FLOAT16, INT32, INT64, STRING, Spec, make_onnx
 
 from tritoncfg.api import lint
 from tritoncfg.checks import LintOptions
 from tritoncfg.diagnostics import Diagnostic, Severity
-
-
-def found(diagnostics: list[Diagnostic], code: str) -> list[tuple[str, str, str | None]]:
-    """(line:col, severity, Triton's message) of each diagnostic with `code`."""
-    return [
-        (str(d.span), d.severity.value, d.triton.message if d.triton else None)
-        for d in diagnostics
-        if d.code == code
-    ]
 
 
 def messages(diagnostics: list[Diagnostic], code: str) -> list[str]:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from lintkit import lint_repo, make_model
+from lintkit import found, lint_repo, make_model
 
 from tritoncfg.diagnostics import Diagnostic
 from tritoncfg.models import tensorrt as reader
@@ -19,14 +19,6 @@ from tritoncfg.models.io import ModelIO, Profile, TensorInfo, Unknowable
 
 TRT = 'platform: "tensorrt_plan"\n'
 GPU_GROUP = "instance_group [ { kind: KIND_GPU } ]\n"
-
-
-def found(diagnostics: list[Diagnostic], code: str) -> list[tuple[str, str, str | None]]:
-    return [
-        (str(d.span), d.severity.value, d.triton.message if d.triton else None)
-        for d in diagnostics
-        if d.code == code
-    ]
 
 
 def tritons(diagnostics: list[Diagnostic], code: str) -> list[str | None]:

@@ -6,20 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lintkit import lint_config, lint_repo, make_model
-
-from tritoncfg.diagnostics import Diagnostic
+from lintkit import found, lint_config, lint_repo, make_model
 
 PY = 'backend: "python"\n'
-
-
-def found(diagnostics: list[Diagnostic], code: str) -> list[tuple[str, str, str | None]]:
-    """(line:col, severity, Triton's message) of each diagnostic with `code`."""
-    return [
-        (str(d.span), d.severity.value, d.triton.message if d.triton else None)
-        for d in diagnostics
-        if d.code == code
-    ]
 
 
 def undetermined(name: str) -> str:

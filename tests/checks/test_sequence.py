@@ -8,18 +8,11 @@ from pathlib import Path
 
 import pytest
 from corpus import TRITON_QA, read_tsv, require_corpus
-from lintkit import lint_config, lint_repo
+from lintkit import found_at, lint_config, lint_repo
 
-from tritoncfg.diagnostics import Diagnostic, Severity
+from tritoncfg.diagnostics import Severity
 
 PY = 'backend: "python"\n'
-
-
-def found(diagnostics: list[Diagnostic], code: str) -> list[tuple[str, str | None]]:
-    """(line:col, Triton's message) of each diagnostic with `code`."""
-    return [
-        (str(d.span), d.triton.message if d.triton else None) for d in diagnostics if d.code == code
-    ]
 
 
 def controls(*entries: str) -> str:
@@ -55,7 +48,7 @@ def test_valid_controls_pass(tmp_path: Path, config: str) -> None:
 
 def test_control_input_without_name(tmp_path: Path) -> None:
     config = controls(entry("START", START), entry(None, READY))
-    assert found(lint_config(tmp_path, config), "TC601") == [
+    assert found_at(lint_config(tmp_path, config), "TC601") == [
         ("5:3", "sequence batching control tensor must have a name for m")
     ]
 
@@ -65,21 +58,24 @@ def test_duplicate_control_tensor(tmp_path: Path) -> None:
     message = (
         "sequence batching control tensor 'START' is specified for multiple control kinds for m"
     )
-    assert found(lint_config(tmp_path, config), "TC602") == [("5:11", message), ("6:11", message)]
+    assert found_at(lint_config(tmp_path, config), "TC602") == [
+        ("5:11", message),
+        ("6:11", message),
+    ]
 
 
 def test_duplicate_control_kind(tmp_path: Path) -> None:
     config = controls(entry("START", START), entry("READY", READY), entry("BEGIN", START, START))
     message = "sequence batching specifies multiple CONTROL_SEQUENCE_START tensors for m"
     diagnostics = lint_config(tmp_path, config)
-    assert found(diagnostics, "TC603") == [("6:37", message), ("6:98", message)]
+    assert found_at(diagnostics, "TC603") == [("6:37", message), ("6:98", message)]
     first = next(d for d in diagnostics if d.code == "TC603")
     assert "already given by control tensor 'START'" in first.message
 
 
 def test_control_without_false_true(tmp_path: Path) -> None:
     config = controls(entry("READY", "{ kind: CONTROL_SEQUENCE_READY }"))
-    assert found(lint_config(tmp_path, config), "TC604") == [
+    assert found_at(lint_config(tmp_path, config), "TC604") == [
         (
             "4:37",
             "sequence batching must specify either 'int32_false_true', 'fp32_false_true' or "
@@ -91,14 +87,14 @@ def test_control_without_false_true(tmp_path: Path) -> None:
 def test_control_with_several_false_true(tmp_path: Path) -> None:
     control = "{ kind: CONTROL_SEQUENCE_END int32_false_true: [ 0, 1 ] bool_false_true: [ 0, 1 ] }"
     diagnostics = lint_config(tmp_path, controls(entry("END", control)))
-    assert found(diagnostics, "TC605") == [
+    assert found_at(diagnostics, "TC605") == [
         (
             "4:100",
             "sequence batching specifies more than one from 'int32_false_true', "
             "'fp32_false_true' and 'bool_false_true' for CONTROL_SEQUENCE_END for m",
         )
     ]
-    assert not found(diagnostics, "TC606")  # which array stays is the user's choice
+    assert not found_at(diagnostics, "TC606")  # which array stays is the user's choice
 
 
 @pytest.mark.parametrize(
@@ -108,7 +104,7 @@ def test_control_with_several_false_true(tmp_path: Path) -> None:
 def test_false_true_length(tmp_path: Path, array: str, values: str) -> None:
     control = f"{{ kind: CONTROL_SEQUENCE_START {array}: [ {values} ] }}"
     column = 1 + len('  { name: "S" control [ { kind: CONTROL_SEQUENCE_START ') + len(array) + 2
-    assert found(lint_config(tmp_path, controls(entry("S", control))), "TC606") == [
+    assert found_at(lint_config(tmp_path, controls(entry("S", control))), "TC606") == [
         (
             f"4:{column}",
             f"sequence batching control '{array}' must have exactly 2 entries for "
@@ -120,14 +116,14 @@ def test_false_true_length(tmp_path: Path, array: str, values: str) -> None:
 def test_corrid_with_false_true(tmp_path: Path) -> None:
     control = "{ kind: CONTROL_SEQUENCE_CORRID data_type: TYPE_UINT64 fp32_false_true: [ 0, 1 ] }"
     diagnostics = lint_config(tmp_path, controls(entry("C", control)))
-    assert found(diagnostics, "TC607") == [
+    assert found_at(diagnostics, "TC607") == [
         (
             "4:97",
             "sequence batching must not specify either 'int32_false_true', 'fp32_false_true' or "
             "'bool_false_true' for CONTROL_SEQUENCE_CORRID for m",
         )
     ]
-    assert not found(diagnostics, "TC604")  # the boolean passes ignore CORRID controls
+    assert not found_at(diagnostics, "TC604")  # the boolean passes ignore CORRID controls
 
 
 CORRID_TYPE = (
@@ -138,7 +134,7 @@ CORRID_TYPE = (
 
 def test_corrid_without_data_type(tmp_path: Path) -> None:
     config = controls(entry("C", "{ kind: CONTROL_SEQUENCE_CORRID }"))
-    assert found(lint_config(tmp_path, config), "TC608") == [("4:25", CORRID_TYPE)]
+    assert found_at(lint_config(tmp_path, config), "TC608") == [("4:25", CORRID_TYPE)]
 
 
 def test_corrid_with_float_data_type(tmp_path: Path) -> None:
@@ -153,7 +149,7 @@ def test_corrid_with_float_data_type(tmp_path: Path) -> None:
 @pytest.mark.parametrize("data_type", ["TYPE_INT64", "TYPE_UINT32", "TYPE_INT32", "TYPE_STRING"])
 def test_corrid_data_types_pass(tmp_path: Path, data_type: str) -> None:
     config = controls(entry("C", f"{{ kind: CONTROL_SEQUENCE_CORRID data_type: {data_type} }}"))
-    assert not found(lint_config(tmp_path, config), "TC608")
+    assert not found_at(lint_config(tmp_path, config), "TC608")
 
 
 def test_boolean_control_data_type_is_ignored(tmp_path: Path) -> None:
@@ -168,7 +164,7 @@ def test_oldest_preferred_batch_size_not_positive(tmp_path: Path) -> None:
     config = (
         PY + "max_batch_size: 8\nsequence_batching { oldest { preferred_batch_size: [ 0, 4 ] } }\n"
     )
-    assert found(lint_config(tmp_path, config), "TC609") == [
+    assert found_at(lint_config(tmp_path, config), "TC609") == [
         ("3:54", "sequence batching preferred batch size must be positive for m")
     ]
 
@@ -177,7 +173,7 @@ def test_oldest_preferred_batch_size_exceeds_max(tmp_path: Path) -> None:
     config = (
         PY + "max_batch_size: 2\nsequence_batching { oldest { preferred_batch_size: [ 2, 4 ] } }\n"
     )
-    assert found(lint_config(tmp_path, config), "TC610") == [
+    assert found_at(lint_config(tmp_path, config), "TC610") == [
         ("3:57", "sequence batching preferred batch size must be <= max batch size for m")
     ]
 
@@ -197,7 +193,7 @@ def test_oldest_preferred_batch_size_filled_from_max_batch_size_passes(tmp_path:
 @pytest.mark.parametrize("value", ["1.5", "-0.1", "1.0000001"])
 def test_minimum_slot_utilization_out_of_range(tmp_path: Path, value: str) -> None:
     config = PY + f"sequence_batching {{ direct {{ minimum_slot_utilization: {value} }} }}\n"
-    assert found(lint_config(tmp_path, config), "TC611") == [
+    assert found_at(lint_config(tmp_path, config), "TC611") == [
         ("2:56", "sequence batching minimum slot utilization must be in range (0.0, 1.0] for m")
     ]
 
@@ -206,7 +202,7 @@ def test_minimum_slot_utilization_out_of_range(tmp_path: Path, value: str) -> No
 def test_minimum_slot_utilization_passes(tmp_path: Path, value: str) -> None:
     # 0.0 and nan pass Triton's `< 0 || > 1` check; 1.00000001 is 1.0 as a float32
     config = PY + f"sequence_batching {{ direct {{ minimum_slot_utilization: {value} }} }}\n"
-    assert not found(lint_config(tmp_path, config), "TC611")
+    assert not found_at(lint_config(tmp_path, config), "TC611")
 
 
 # -- Triton's own QA cases (strict mode, the platform line injected as its test does) ----------
@@ -293,19 +289,19 @@ def test_valid_states_pass(tmp_path: Path, config: str) -> None:
 def test_multiple_initial_state(tmp_path: Path) -> None:
     two = 'zero_data: true }, { name: "j" data_type: TYPE_INT32 dims: [ 2, 3 ] zero_data: true'
     diagnostics = lint_config(tmp_path, states(state(two)))
-    assert found(diagnostics, "TC620") == [
+    assert found_at(diagnostics, "TC620") == [
         (
             "4:163",
             "initial_state field for state input 'S' must contain exactly one or zero element. "
             "Found '2' elements.",
         )
     ]
-    assert not found(diagnostics, "TC623")
+    assert not found_at(diagnostics, "TC623")
 
 
 def test_initial_state_data_type_mismatch(tmp_path: Path) -> None:
     diagnostics = lint_config(tmp_path, states(state(data_type="TYPE_FP32")))
-    assert found(diagnostics, "TC621") == [
+    assert found_at(diagnostics, "TC621") == [
         (
             "4:117",
             "The data type used for 'initial_state' field of state 'S' does not match the state "
@@ -316,41 +312,41 @@ def test_initial_state_data_type_mismatch(tmp_path: Path) -> None:
 
 def test_initial_state_without_name(tmp_path: Path) -> None:
     config = states(state()).replace('name: "i" ', "")
-    assert found(lint_config(tmp_path, config), "TC622") == [
+    assert found_at(lint_config(tmp_path, config), "TC622") == [
         ("4:95", "Field 'name' must be set when using initial_state for state input 'S'.")
     ]
 
 
 def test_duplicate_initial_state_input(tmp_path: Path) -> None:
     diagnostics = lint_config(tmp_path, states(state(), state(output="S_OUT2")))
-    assert found(diagnostics, "TC623") == [
+    assert found_at(diagnostics, "TC623") == [
         ("5:17", "State input name 'S' specified more than once.")
     ]
-    assert not found(diagnostics, "TC632")  # the load fails first
+    assert not found_at(diagnostics, "TC632")  # the load fails first
 
 
 def test_initial_state_dims_count_mismatch(tmp_path: Path) -> None:
     diagnostics = lint_config(tmp_path, states(state(initial_dims="6")))
-    assert found(diagnostics, "TC624") == [
+    assert found_at(diagnostics, "TC624") == [
         (
             "4:135",
             "Number of dimensions in 'initial_state' doesn't match the size of 'state' dimensions "
             "for state input 'S'. 1 != 2",
         )
     ]
-    assert not found(diagnostics, "TC626")
+    assert not found_at(diagnostics, "TC626")
 
 
 def test_initial_state_variable_dims(tmp_path: Path) -> None:
     diagnostics = lint_config(tmp_path, states(state(dims="-1, 3", initial_dims="2, -1")))
-    assert found(diagnostics, "TC625") == [
+    assert found_at(diagnostics, "TC625") == [
         ("4:141", "'initial_state' field for state input name 'S' contains variable dimensions.")
     ]
 
 
 def test_initial_state_dim_mismatch(tmp_path: Path) -> None:
     diagnostics = lint_config(tmp_path, states(state(initial_dims="4, 5")))
-    assert found(diagnostics, "TC626") == [
+    assert found_at(diagnostics, "TC626") == [
         (
             "4:137",
             "'initial_state' dim for input name 'S' doesn't match 'state' dim description. 4 != 2",
@@ -363,7 +359,7 @@ def test_initial_state_dim_mismatch(tmp_path: Path) -> None:
 
 
 def test_initial_state_without_data(tmp_path: Path) -> None:
-    assert found(lint_config(tmp_path, states(state(""))), "TC627") == [
+    assert found_at(lint_config(tmp_path, states(state(""))), "TC627") == [
         ("4:95", "initial_state setting expects state'S' to have state_data set")
     ]
 
@@ -372,7 +368,7 @@ def test_initial_state_without_data(tmp_path: Path) -> None:
 def test_initial_state_data_file_missing(tmp_path: Path, data_file: str) -> None:
     diagnostics = lint_config(tmp_path, states(state(f'data_file: "{data_file}"')))
     model = tmp_path / "repo" / "m"
-    assert found(diagnostics, "TC628") == [
+    assert found_at(diagnostics, "TC628") == [
         (
             "4:155",
             f"failed to open text file for read {model}/initial_state/init.bin: "
@@ -386,24 +382,24 @@ def test_initial_state_data_file_too_small(tmp_path: Path, size: int, expected: 
     config = states(state('data_file: "init.bin"'))  # INT32 [2, 3]: 24 bytes
     files = {"1/model.py": "", "initial_state/init.bin": "\0" * size}
     diagnostics = lint_config(tmp_path, config, files=files)
-    assert not found(diagnostics, "TC628")
+    assert not found_at(diagnostics, "TC628")
     message = (
         f"initial_state setting expects 24 bytes, but the data provided from init.binonly has "
         f"{size} bytes."
     )
-    assert found(diagnostics, "TC633") == ([("4:155", message)] if expected else [])
+    assert found_at(diagnostics, "TC633") == ([("4:155", message)] if expected else [])
 
 
 def test_initial_state_string_data_file_takes_the_whole_file(tmp_path: Path) -> None:
     string_state = state('data_file: "init.bin"', data_type="TYPE_STRING")
     config = states(string_state.replace("TYPE_INT32", "TYPE_STRING"))
     files = {"1/model.py": "", "initial_state/init.bin": "x"}
-    assert not found(lint_config(tmp_path, config, files=files), "TC633")
+    assert not found_at(lint_config(tmp_path, config, files=files), "TC633")
 
 
 def test_initial_state_data_file_not_checked_in_a_subfolder(tmp_path: Path) -> None:
     diagnostics = lint_config(tmp_path, states(state('data_file: "sub/init.bin"')))
-    assert not found(diagnostics, "TC628")
+    assert not found_at(diagnostics, "TC628")
 
 
 @pytest.mark.parametrize(
@@ -437,12 +433,12 @@ def test_initial_state_size_invalid(
     tmp_path: Path, data_type: str, dims: str, message: str
 ) -> None:
     config = states(state(dims="-1, -1", initial_dims=dims)).replace("TYPE_INT32", data_type)
-    assert [m for _, m in found(lint_config(tmp_path, config), "TC629")] == [message]
+    assert [m for _, m in found_at(lint_config(tmp_path, config), "TC629")] == [message]
 
 
 def test_initial_state_size_unknown_type_passes(tmp_path: Path) -> None:
     config = states(state(dims="-1", initial_dims="-2")).replace("TYPE_INT32", "TYPE_INVALID")
-    assert not found(lint_config(tmp_path, config), "TC629")
+    assert not found_at(lint_config(tmp_path, config), "TC629")
 
 
 GROWABLE = " use_growable_memory: true"
@@ -503,12 +499,12 @@ def test_growable_memory_on_gpu_passes(
     tmp_path: Path, groups: str, gpus: tuple[int, ...] | None
 ) -> None:
     config = groups + states(state(None, extra=SINGLE))
-    assert not found(lint_config(tmp_path, config, gpus=gpus), "TC631")
+    assert not found_at(lint_config(tmp_path, config, gpus=gpus), "TC631")
 
 
 def test_duplicate_state_input_name(tmp_path: Path) -> None:
     diagnostics = lint_config(tmp_path, states(state(None), state(output="S_OUT2")))
-    assert found(diagnostics, "TC632") == [
+    assert found_at(diagnostics, "TC632") == [
         (
             "5:17",
             "Detected duplicate 'input_name' in the state configuration: 'S.' This state "
@@ -519,4 +515,4 @@ def test_duplicate_state_input_name(tmp_path: Path) -> None:
 
 def test_duplicate_state_output_name(tmp_path: Path) -> None:
     diagnostics = lint_config(tmp_path, states(state(None), state(None, name="T")))
-    assert found(diagnostics, "TC632") == [("5:34", None)]
+    assert found_at(diagnostics, "TC632") == [("5:34", None)]

@@ -20,7 +20,9 @@ from corpus import (
     TRITON_QA,
     corpus_config_files,
     materialize_qa_case,
-    read_tsv,
+    qa_case_dir,
+    qa_index,
+    qa_setup,
     require_corpus,
 )
 from google.protobuf import text_format
@@ -46,9 +48,7 @@ class QACase:
 
     @property
     def case_dir(self) -> Path:
-        head, *rest = self.case_id.split("__")
-        prefix = {"L0_model_config": ("L0_model_config",), "dali_qa": ("other_qa", "dali_backend")}
-        return TRITON_QA.joinpath(*prefix.get(head, ("other_qa", "server")), *rest)
+        return qa_case_dir(self.case_id)
 
     def skip_reason(self) -> str | None:
         """Why the corpus cannot decide this case, or None."""
@@ -73,16 +73,7 @@ class QACase:
 def autofill_cases() -> list[QACase]:
     if not TRITON_QA.is_dir():
         return []
-    rows = read_tsv(TRITON_QA / "INDEX.tsv")
-    return [QACase(r["case_id"], r) for r in rows if r["kind"] == "autofill"]
-
-
-@cache
-def setup_rows() -> dict[str, list[dict[str, str]]]:
-    rows: dict[str, list[dict[str, str]]] = defaultdict(list)
-    for row in read_tsv(TRITON_QA / "SETUP.tsv"):
-        rows[row["case_id"]].append(row)
-    return rows
+    return [QACase(r["case_id"], r) for r in qa_index() if r["kind"] == "autofill"]
 
 
 def expected_configs(case: QACase) -> list[tuple[str, ModelConfig]]:
@@ -105,7 +96,7 @@ def target_dir(case: QACase, work: Path) -> Path:
 def run_case(case: QACase, work: Path) -> tuple[str, str]:
     """(status, detail): agree / disagree, with what differs."""
     root = work / case.case_dir.name if case.row["layout"] == "single_model" else work
-    materialize_qa_case(case.case_dir, root, setup_rows().get(case.case_id, []))
+    materialize_qa_case(case.case_dir, root, qa_setup().get(case.case_id, []))
     (loaded,) = load([target_dir(case, work)]).models
     message = loaded.config.message if loaded.config is not None else None
     model_io = read_model_io(loaded.dir, complete_core(message, loaded.dir).config)

@@ -14,7 +14,7 @@ from tritoncfg.complete.instance_groups import (
     kind_name,
     normalize_instance_groups,
 )
-from tritoncfg.complete.versions import select_versions
+from tritoncfg.repository.version_selection import select_versions
 from tritoncfg.schema import ModelConfig, ModelVersionPolicy
 
 

@@ -24,10 +24,18 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 
-from corpus import TRITON_QA, copy_tree, read_tsv, require_corpus, touch
+from corpus import (
+    TRITON_QA,
+    materialize_qa_case,
+    qa_case_dir,
+    qa_index,
+    qa_setup,
+    read_tsv,
+    require_corpus,
+    touch,
+)
 
 from tritoncfg.api import lint
 from tritoncfg.checks import LintOptions
@@ -121,18 +129,6 @@ class Outcome:
 # Reading the corpus
 
 
-def case_dir_of(case_id: str) -> Path:
-    """`L0_model_config__a__b` -> L0_model_config/a/b; `server_qa__d__n` -> other_qa/server/d/n;
-    `dali_qa__d__n` -> other_qa/dali_backend/d/n."""
-    head, *rest = case_id.split("__")
-    prefix = {
-        "L0_model_config": ("L0_model_config",),
-        "server_qa": ("other_qa", "server"),
-        "dali_qa": ("other_qa", "dali_backend"),
-    }[head]
-    return TRITON_QA.joinpath(*prefix, *rest)
-
-
 def server_mode(server_args: str) -> tuple[bool, str | None]:
     """(strict, config_name) from a case's tritonserver flags."""
     strict = "--disable-auto-complete-config" in server_args or bool(
@@ -142,26 +138,13 @@ def server_mode(server_args: str) -> tuple[bool, str | None]:
     return strict, named.group(1) if named else None
 
 
-@cache
-def index_rows() -> list[dict[str, str]]:
-    return read_tsv(TRITON_QA / "INDEX.tsv")
-
-
-@cache
-def setup_rows() -> dict[str, list[dict[str, str]]]:
-    rows: dict[str, list[dict[str, str]]] = defaultdict(list)
-    for row in read_tsv(TRITON_QA / "SETUP.tsv"):
-        rows[row["case_id"]].append(row)
-    return rows
-
-
 def load_cases() -> list[Case]:
     variants: dict[str, list[dict[str, str]]] = defaultdict(list)
     for variant in read_tsv(TRITON_QA / "VARIANTS.tsv"):
         variants[variant["base_case_id"]].append(variant)
     cases: list[Case] = []
-    for row in index_rows():
-        base_dir = case_dir_of(row["case_id"])
+    for row in qa_index():
+        base_dir = qa_case_dir(row["case_id"])
         if row["case_id"].startswith("L0_model_config__noautofill_platform__"):
             for variant in variants[row["case_id"]]:
                 strict, config_name = server_mode(variant["server_args"])
@@ -216,7 +199,7 @@ def extra_terms(match_mode: str) -> tuple[str, ...]:
 
 
 def missing_files(case: Case) -> list[str]:
-    rows = setup_rows().get(case.base_id, [])
+    rows = qa_setup().get(case.base_id, [])
     found = [r["target_path"] for r in rows if r["status"].startswith("missing")]
     status = case.row["model_files_status"]
     if status.startswith("missing") and not found:
@@ -252,37 +235,18 @@ def undecidable_reason(case: Case) -> str | None:
 # Running one case
 
 
-def _oracle_file(rel: Path) -> bool:
-    """The test's own `expected*` files are not part of what Triton loads."""
-    return rel.name.startswith("expected")
-
-
 def materialize(case: Case, work: Path) -> tuple[Path, list[str]]:
     """Lay the case out under `work/models`; return the path to lint and notes."""
     repository = work / "models"
     single = case.row["layout"] == "single_model"
     root = repository / case.case_dir.name if single else repository
-    copy_tree(case.case_dir, root, skip=_oracle_file)
-    notes: list[str] = []
-    for row in setup_rows().get(case.base_id, []):
-        rel = Path(row["target_path"]).relative_to(case.setup_base.relative_to(TRITON_QA))
-        if _oracle_file(rel):
-            continue
-        target = root / rel
-        status = row["status"]
-        if status.startswith("created"):
-            target.mkdir(parents=True, exist_ok=True)
-        elif status.startswith("materialized"):
-            if not target.exists():
-                touch(target)
-                notes.append(f"recreated empty: {rel}")
-        elif status.startswith("missing"):
-            notes.append(f"missing (not recreated): {rel}")
-        else:  # pragma: no cover - a new SETUP status must be handled here
-            raise AssertionError(f"{case.case_id}: unknown SETUP status {status!r}")
-    for folder in EXTRA_SETUP.get(case.base_id, ()):
-        (root / folder).mkdir(parents=True, exist_ok=True)
-        notes.append(f"created (test.sh step not in SETUP.tsv): {folder}/")
+    notes = materialize_qa_case(
+        case.case_dir,
+        root,
+        qa_setup().get(case.base_id, []),
+        setup_base=case.setup_base,
+        extra_folders=EXTRA_SETUP.get(case.base_id, ()),
+    )
     return root, notes
 
 
@@ -442,11 +406,11 @@ def test_corpus_index_is_consistent() -> None:
     require_corpus(TRITON_QA)
     cases = load_cases()
     ids = {c.case_id for c in cases} | {c.base_id for c in cases}
-    assert len(index_rows()) == 217
+    assert len(qa_index()) == 217
     assert sum(c.case_id != c.base_id for c in cases) == 174
     for case in cases:
         assert case.case_dir.is_dir(), case.case_id
-        for row in setup_rows().get(case.base_id, []):
+        for row in qa_setup().get(case.base_id, []):
             assert Path(row["target_path"]).is_relative_to(
                 case.setup_base.relative_to(TRITON_QA)
             ), row

@@ -92,3 +92,18 @@ def test_linting_an_onnx_model_never_imports_probe_or_onnxruntime(tmp_path: Path
     if done.returncode != 0 and "No module named 'onnx'" in done.stderr:
         pytest.skip("onnx is not installed")
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stdout + done.stderr
+
+
+def test_linting_one_config_imports_only_the_lint_command_and_no_rich(tmp_path: Path) -> None:
+    make_model(tmp_path, "a", 'backend: "onnxruntime"\nmax_batch_size: 8\n')
+    done = lint_then(
+        tmp_path / "a" / "config.pbtxt",
+        "assert 'tritoncfg.cli.lint' in sys.modules  # the command really ran\n"
+        "others = ('cli.fmt', 'cli.complete', 'cli.verify', 'cli.probe', 'cli.diff', 'cli.rules',\n"
+        "          'cli.convert', 'cli.new', 'cli.gen', 'gen', 'probe', 'scaffold', 'triton')\n"
+        "loaded = [m for m in others if 'tritoncfg.' + m in sys.modules]\n"
+        "loaded += [m for m in ('rich', 'pydantic') if m in sys.modules]\n"
+        "assert not loaded, loaded\n",
+    )
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stdout + done.stderr
+    assert "TC903" in done.stdout  # the config was linted, not refused

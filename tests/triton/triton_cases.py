@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from corpus import REAL_WORLD, TRITON_QA, copy_tree, read_tsv, touch
+from corpus import REAL_WORLD, materialize_qa_case, qa_case_dir, qa_index, qa_setup, read_tsv
 
 from tritoncfg.api import load
 from tritoncfg.checks import RULES
@@ -134,14 +134,6 @@ def prepare_models(repository: Path, *, create_versions: bool, identity_to_pytho
 # triton_qa
 
 
-def _qa_case_dir(case_id: str) -> Path | None:
-    head, *rest = case_id.split("__")
-    prefix = {"L0_model_config": ("L0_model_config",), "server_qa": ("other_qa", "server")}
-    if head not in prefix:
-        return None
-    return TRITON_QA.joinpath(*prefix[head], *rest)
-
-
 def _qa_builder(
     row: dict[str, str], case_dir: Path, setup: list[dict[str, str]]
 ) -> Callable[[Path], list[str]]:
@@ -149,15 +141,7 @@ def _qa_builder(
 
     def build(repository: Path) -> list[str]:
         root = repository / case_dir.name if single else repository
-        copy_tree(case_dir, root, skip=lambda rel: rel.name.startswith("expected"))
-        for step in setup:
-            rel = Path(step["target_path"]).relative_to(case_dir.relative_to(TRITON_QA))
-            if rel.name.startswith("expected"):
-                continue
-            if step["status"].startswith("created"):
-                (root / rel).mkdir(parents=True, exist_ok=True)
-            elif step["status"].startswith("materialized"):
-                touch(root / rel)
+        materialize_qa_case(case_dir, root, setup)  # `missing` artefacts: the case says so
         prepare_models(repository, create_versions=False, identity_to_python=True)
         return (
             [case_dir.name]
@@ -169,19 +153,18 @@ def _qa_builder(
 
 
 def triton_qa_cases() -> list[Case]:
-    setup: dict[str, list[dict[str, str]]] = {}
-    for step in read_tsv(TRITON_QA / "SETUP.tsv"):
-        setup.setdefault(step["case_id"], []).append(step)
     cases = []
-    for row in read_tsv(TRITON_QA / "INDEX.tsv"):
+    for row in qa_index():
         where = row["platform_or_backend"]
         if "python" not in where and "ensemble" not in where:
             continue
-        case_dir = _qa_case_dir(row["case_id"])
-        if case_dir is None or not case_dir.is_dir():
+        if row["case_id"].startswith("dali_qa__"):
+            continue  # the DALI backend is not in the servers these tests start
+        case_dir = qa_case_dir(row["case_id"])
+        if not case_dir.is_dir():
             continue
         size = 1 if row["layout"] == "single_model" else sum(p.is_dir() for p in case_dir.iterdir())
-        builder = _qa_builder(row, case_dir, setup.get(row["case_id"], []))
+        builder = _qa_builder(row, case_dir, qa_setup().get(row["case_id"], []))
         cases.append(Case(row["case_id"], "triton_qa", builder, size))
     return cases
 

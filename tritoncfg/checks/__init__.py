@@ -57,6 +57,9 @@ from tritoncfg.checks import (  # noqa: F401
 )
 from tritoncfg.checks.engine import run_checks
 from tritoncfg.checks.registry import RULES, Finding, LintOptions, Rule
-from tritoncfg.triton import rule as _triton_rule  # noqa: F401  (TC000, emitted by `verify`)
+
+# isort: split
+# TC000, emitted by `verify`, stays last in RULES
+from tritoncfg.checks import triton_rejected  # noqa: F401
 
 __all__ = ["RULES", "Finding", "LintOptions", "Rule", "run_checks"]

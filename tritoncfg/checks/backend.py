@@ -14,8 +14,8 @@ from pathlib import Path
 
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
 from tritoncfg.complete.autofill import ENSEMBLE
-from tritoncfg.complete.versions import select_versions
 from tritoncfg.diagnostics import Severity
+from tritoncfg.repository.version_selection import select_versions
 from tritoncfg.workspace import LoadedModel
 
 PHASE = "BACKEND_CREATE"

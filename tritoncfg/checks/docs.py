@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from tritoncfg.checks.registry import Rule
+from tritoncfg.record import record
 
 SECTIONS = ("What it does", "Why it matters", "Example", "Fix")
 _HEADING = re.compile(r"^## (.+)$", re.MULTILINE)
 _BLOCK = re.compile(r"```(\w*)\n(.*?)```", re.DOTALL)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class RuleDoc:
     sections: dict[str, str]
 

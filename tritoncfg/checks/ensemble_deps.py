@@ -11,8 +11,8 @@ from tritoncfg.checks.ensemble_flow import ENSEMBLE, ensemble_scheduled, step_pa
 from tritoncfg.checks.ensemble_graph import ModelKey, analyse, model_key
 from tritoncfg.checks.gates import plan_findings, plan_without
 from tritoncfg.checks.registry import CheckContext, Finding, at, checkable, model_rule
-from tritoncfg.complete.versions import select_versions
 from tritoncfg.diagnostics import Severity
+from tritoncfg.repository.version_selection import select_versions
 from tritoncfg.workspace import LoadedModel
 
 PHASE = "DEPS"

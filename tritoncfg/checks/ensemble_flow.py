@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
 from tritoncfg.diagnostics import Severity
+from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig
 from tritoncfg.text.bind import FieldPath
 from tritoncfg.workspace import LoadedModel
@@ -35,7 +36,7 @@ def map_path(index: int, which: str, key: str) -> FieldPath:
     return (*step_path(index), which, key)
 
 
-@dataclass(slots=True, eq=False)
+@record(eq=False)
 class Tensor:
     """An ensemble tensor: a node of `BuildEnsembleGraph`'s graph."""
 
@@ -47,7 +48,7 @@ class Tensor:
     next: list[Tensor] = field(default_factory=list)  # the outputs of the steps reading it
 
 
-@dataclass(slots=True)
+@record
 class DataFlow:
     tensors: dict[str, Tensor]  # in order of first mention
     rewritten: list[tuple[int, str, str]]  # (step, output_map key, tensor) written a second time

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from tritoncfg.checks.ensemble_flow import map_path, step_path
 from tritoncfg.checks.registry import CheckContext, checkable
 from tritoncfg.checks.tensor_size import dims_text
 from tritoncfg.diagnostics import Severity
+from tritoncfg.record import record
 from tritoncfg.schema import DataType, ModelConfig, ModelEnsembling, ModelInput, ModelOutput
 from tritoncfg.text.bind import FieldPath
 from tritoncfg.workspace import LoadedModel
@@ -37,7 +38,7 @@ def model_key(model: LoadedModel) -> ModelKey:
     return (model.repository.root, model.name)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Problem:
     code: str
     message: str
@@ -47,7 +48,7 @@ class Problem:
     value: bool = True  # point at the value rather than the field name
 
 
-@dataclass(slots=True, eq=False)
+@record(eq=False)
 class Node:
     """`TensorNode`: an ensemble tensor as the first model naming it defines it."""
 
@@ -85,7 +86,7 @@ def _same_shape(a: Sequence[int], b: Sequence[int]) -> bool:
     return len(a) == len(b) and all(x == -1 or y == -1 or x == y for x, y in zip(a, b, strict=True))
 
 
-@dataclass(slots=True)
+@record
 class Analysis:
     problems: list[Problem]
     decoupled: bool  # TN17: Triton sets the ensemble's model_transaction_policy.decoupled to this

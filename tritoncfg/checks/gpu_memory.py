@@ -11,7 +11,6 @@ at load time, while silence does not promise that the model fits."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TypeVar
 
 from tritoncfg.checks.instance_group import groups_of
@@ -27,6 +26,7 @@ from tritoncfg.complete.instance_groups import KIND_GPU, NormalizedGroup
 from tritoncfg.diagnostics import Severity
 from tritoncfg.models import ModelIO
 from tritoncfg.models.locate import backend_format, loaded_version
+from tritoncfg.record import record
 from tritoncfg.repository import Repository
 from tritoncfg.schema import ModelConfig
 from tritoncfg.units import format_size
@@ -38,7 +38,7 @@ _T = TypeVar("_T")
 ANY_GPU = -1  # a group without `gpus` on a host whose GPUs are not known: every GPU it has
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class GpuLoad:
     """What one GPU holds of a model: copies of the weights, and the groups that put them there."""
 

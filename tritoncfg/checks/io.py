@@ -10,12 +10,12 @@ check whose inputs are already wrong is skipped.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
 from tritoncfg.checks.tensor_size import INT64_MAX, OVERFLOW, element_count
 from tritoncfg.diagnostics import Severity
 from tritoncfg.models.io import ModelIO
+from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig, ModelInput, ModelOutput
 from tritoncfg.text import FieldPath
 from tritoncfg.workspace import LoadedModel
@@ -85,7 +85,7 @@ def tensors(config: ModelConfig) -> Iterator[tuple[str, int, Tensor]]:
         yield "output", j, out
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class _Problem:
     code: str
     path: FieldPath

@@ -6,12 +6,12 @@ facts both need (a tensor's dims or reshape, the sequence controls, the first in
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from difflib import get_close_matches
 
 from tritoncfg.checks.registry import CheckContext, Finding, at
 from tritoncfg.complete.instance_groups import normalize_instance_groups
 from tritoncfg.models.io import Dim, TensorInfo
+from tritoncfg.record import record
 from tritoncfg.repository.model import byte_order
 from tritoncfg.schema import DataType, ModelConfig, ModelInput, ModelOutput
 from tritoncfg.text import FieldPath
@@ -58,7 +58,7 @@ def tensor_dims(tensor: Tensor) -> tuple[list[int], FieldPath]:
     return list(tensor.dims), ("dims",)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ShapedTensor:
     """A config tensor whose shape a backend compares with the model's."""
 
@@ -166,7 +166,7 @@ def dims_explanation(
     return f"{head}: dimension {where} is {theirs} in the config but {mine} in the {owner}"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Control:
     kind: str  # CONTROL_SEQUENCE_START ...
     name: str  # the input tensor

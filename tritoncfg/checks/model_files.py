@@ -12,20 +12,20 @@ off for repositories whose model files are fetched at deploy time.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from tritoncfg.checks.model_common import first_instance_name
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
-from tritoncfg.complete.versions import select_versions
 from tritoncfg.diagnostics import Severity
+from tritoncfg.record import record
 from tritoncfg.repository import Version, backend_version_dirname
+from tritoncfg.repository.version_selection import select_versions
 from tritoncfg.schema import ModelConfig
 from tritoncfg.text.span import FILE_START
 from tritoncfg.workspace import LoadedModel
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ModelFile:
     """The file a backend opens in a version directory, and how it says it is missing."""
 

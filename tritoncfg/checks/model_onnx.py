@@ -11,7 +11,6 @@ is the config as the instance-time checks then see it. Strict mode checks the co
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from tritoncfg.checks.model_common import (
     Tensor,
@@ -23,6 +22,7 @@ from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
 from tritoncfg.diagnostics import Severity
 from tritoncfg.models.io import ModelIO, TensorInfo, Unknowable
 from tritoncfg.models.locate import backend_format
+from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig
 from tritoncfg.workspace import LoadedModel
 
@@ -32,7 +32,7 @@ AUTOFILL_MAX_BATCH_SIZE = 4
 NOT_TENSORS = frozenset({"sequence_type", "map_type", "optional_type", "sparse_tensor_type"})
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class OrtView:
     """The model file and the config as ONNX Runtime's instance-time checks see them."""
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from tritoncfg.checks.io import tensors
 from tritoncfg.checks.model_common import (
@@ -29,6 +28,7 @@ from tritoncfg.diagnostics import Severity
 from tritoncfg.models.io import ModelIO, TensorInfo, Unknowable
 from tritoncfg.models.locate import backend_format
 from tritoncfg.models.tensorrt import profile_max_batch
+from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig, ModelInput
 from tritoncfg.workspace import LoadedModel
 
@@ -43,7 +43,7 @@ def profile_index(text: str) -> int | None:
     return int(found.group(1)) if found else None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Hint:
     """`ExtractBatchHintFromIOConfig` over the config's tensors, in Triton's order."""
 
@@ -53,7 +53,7 @@ class Hint:
     earlier: tuple[str, Tensor] | None  # a tensor that hinted batching before it
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class TrtView:
     io: ModelIO
     autocomplete: bool

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 from tritoncfg.checks.backend import PHASE, PYTHON_RUNTIME, exists_on_host, library_name
 from tritoncfg.checks.model_files import missing_message, skips
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
-from tritoncfg.complete.versions import select_versions
 from tritoncfg.diagnostics import Severity
 from tritoncfg.repository import backend_version_dirname
+from tritoncfg.repository.version_selection import select_versions
 from tritoncfg.text.span import FILE_START
 from tritoncfg.workspace import LoadedModel
 

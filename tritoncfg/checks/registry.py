@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Literal, TypeVar
 
 from tritoncfg.complete import Completion, complete_core
 from tritoncfg.diagnostics import Fix, Severity
 from tritoncfg.models import ModelIO, Unknowable
+from tritoncfg.record import record
 from tritoncfg.repository import Repository
 from tritoncfg.schema import ModelConfig
 from tritoncfg.text.span import FILE_START, Span
@@ -25,7 +26,7 @@ ModelFiles = Literal["required", "optional"]
 _T = TypeVar("_T")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class LintOptions:
     triton_mode: TritonMode = "default"  # "strict" = --disable-auto-complete-config
     gpus: tuple[int, ...] | None = None  # visible GPUs on the target host; None = unknown
@@ -46,7 +47,7 @@ class LintOptions:
     repo_agents: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Finding:
     """What a check reports; the engine adds code, rule name, severity and model."""
 
@@ -59,7 +60,7 @@ class Finding:
     fix: Fix | None = None  # edits to the config file that resolve it (--fix)
 
 
-@dataclass(slots=True)
+@record
 class CheckContext:
     workspace: Workspace
     options: LintOptions
@@ -176,7 +177,7 @@ ModelCheck = Callable[[LoadedModel, CheckContext], Iterable[Finding]]
 RepositoryCheck = Callable[[Repository, CheckContext], Iterable[Finding]]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Rule:
     code: str
     name: str

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -11,6 +11,7 @@ from typing import Any
 from tritoncfg.checks.parse import CHECKS_SKIPPED, PARSE_ERRORS
 from tritoncfg.checks.registry import RULES, Rule
 from tritoncfg.diagnostics import Severity
+from tritoncfg.record import record
 
 ALL = "ALL"
 # The engine's own note and the parse errors: selection cannot hide a config Triton cannot read,
@@ -39,7 +40,7 @@ def check_selectors(selectors: Iterable[str]) -> None:
             )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class RuleSelection:
     select: tuple[str, ...] = (ALL,)
     extend_select: tuple[str, ...] = ()
@@ -95,7 +96,7 @@ def _spec(patterns: tuple[str, ...]) -> Any:
     return pathspec.GitIgnoreSpec.from_lines(patterns)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class PathFilters:
     """`exclude` and `per-path-ignores` patterns (gitignore-style), relative to `base` (the
     configuration's folder)."""

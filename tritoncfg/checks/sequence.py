@@ -8,10 +8,10 @@ Here: control names and kinds, and the oldest/direct strategies; the control val
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
 from tritoncfg.diagnostics import Severity
+from tritoncfg.record import record
 from tritoncfg.schema import ModelSequenceBatching
 from tritoncfg.text.span import Span
 from tritoncfg.workspace import LoadedModel
@@ -28,7 +28,7 @@ FALSE_TRUE = ("int32_false_true", "fp32_false_true", "bool_false_true")
 OLDEST_SIZES = ("sequence_batching", "oldest", "preferred_batch_size")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class SequenceControl:
     """One `control` of one `control_input`, with where it is written."""
 

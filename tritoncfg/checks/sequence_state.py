@@ -9,12 +9,12 @@ per-sequence checks of `SequenceStates::Initialize` (phase RUNTIME) are in
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
 from tritoncfg.checks.sequence import sequence_batching
 from tritoncfg.checks.tensor_size import dims_text
 from tritoncfg.diagnostics import Severity
+from tritoncfg.record import record
 from tritoncfg.schema import DataType, ModelSequenceBatching
 from tritoncfg.text.span import Span
 from tritoncfg.workspace import LoadedModel
@@ -23,7 +23,7 @@ PHASE = "SCHEDULER"
 WILDCARD = -1
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class InitialState:
     """A state with exactly one `initial_state`, the case Triton goes on to check."""
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from tritoncfg.checks.parse import PARSE_ERRORS, PHASE
 from tritoncfg.checks.registry import RULES, CheckContext, Finding, model_rule
 from tritoncfg.diagnostics import Diagnostic, Severity
+from tritoncfg.record import record
 from tritoncfg.text.span import Span
 from tritoncfg.workspace import LoadedModel, Workspace
 
@@ -24,7 +25,7 @@ _NOQA = re.compile(r"#\s*tritoncfg:\s*(noqa-file|noqa)(?![\w-])(?::)?\s*(.*)$")
 _CODE = re.compile(r"TC\d{3}")
 
 
-@dataclass(slots=True)
+@record
 class Suppression:
     path: str
     span: Span  # the comment

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
-from tritoncfg.complete.versions import select_versions
 from tritoncfg.diagnostics import Severity
+from tritoncfg.repository.version_selection import select_versions
 from tritoncfg.workspace import LoadedModel
 
 PHASE = "VERSIONS"

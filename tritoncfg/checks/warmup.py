@@ -5,7 +5,6 @@ requests against the config inputs. Data files are looked up in the repository m
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from tritoncfg.checks.parameters import exists_in_model_dir, is_ensemble
@@ -16,6 +15,7 @@ from tritoncfg.checks.tensor_size import (
 )
 from tritoncfg.checks.tensor_size import byte_size as tensor_byte_size
 from tritoncfg.diagnostics import Severity
+from tritoncfg.record import record
 from tritoncfg.repository import WARMUP_DIRNAME
 from tritoncfg.schema import DataType, ModelConfig, ModelWarmup
 from tritoncfg.workspace import LoadedModel
@@ -24,7 +24,7 @@ PHASE = "INSTANCE"
 REQUEST = "[request id: <id_unknown>] "  # InferenceRequest::LogRequest() of a warmup request
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class WarmupInput:
     """One warmup input of one sample, with its path in the config for spans."""
 

@@ -2,14 +2,35 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Annotated
+from collections.abc import Mapping
+from typing import Annotated, ClassVar
 
 import typer
 
 from tritoncfg import __version__
-from tritoncfg.cli import complete, convert, diff, fmt, gen, lint, new, probe, rules, verify
-from tritoncfg.cli.help import PlainHelpCommand, PlainHelpGroup
+from tritoncfg.cli.lazy import LazyCommand, LazyGroup
+
+
+class Commands(LazyGroup):
+    """Each command's module is imported when the command runs or its help is shown."""
+
+    LAZY: ClassVar[Mapping[str, LazyCommand]] = {
+        "lint": LazyCommand("tritoncfg.cli.lint:lint_command"),
+        "fmt": LazyCommand("tritoncfg.cli.fmt:fmt_command"),
+        "complete": LazyCommand("tritoncfg.cli.complete:complete_command"),
+        "verify": LazyCommand("tritoncfg.cli.verify:verify_command"),
+        "probe": LazyCommand("tritoncfg.cli.probe:probe_command"),
+        "diff": LazyCommand("tritoncfg.cli.diff:diff_command"),
+        "rules": LazyCommand("tritoncfg.cli.rules:rules_command"),
+        "explain": LazyCommand("tritoncfg.cli.rules:explain_command"),
+        "convert": LazyCommand("tritoncfg.cli.convert:convert_command"),
+        "new": LazyCommand("tritoncfg.cli.new:new_command"),
+        # old name of `schema settings`
+        "config-schema": LazyCommand("tritoncfg.cli.rules:config_schema_command", hidden=True),
+        "schema": LazyCommand("tritoncfg.cli.rules:schema_app", group=True),
+        "gen": LazyCommand("tritoncfg.cli.gen:app", group=True),
+    }
+
 
 app = typer.Typer(
     name="tritoncfg",
@@ -18,7 +39,7 @@ app = typer.Typer(
     add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode="rich",
-    cls=PlainHelpGroup,
+    cls=Commands,
 )
 
 
@@ -38,27 +59,6 @@ def _root(
     ] = False,
 ) -> None:
     """Read, check, format and prove Triton Inference Server model repositories."""
-
-
-_COMMANDS: dict[str, Callable[..., None]] = {
-    "lint": lint.lint_command,
-    "fmt": fmt.fmt_command,
-    "complete": complete.complete_command,
-    "verify": verify.verify_command,
-    "probe": probe.probe_command,
-    "diff": diff.diff_command,
-    "rules": rules.rules_command,
-    "explain": rules.explain_command,
-    "convert": convert.convert_command,
-    "new": new.new_command,
-}
-for _name, _command in _COMMANDS.items():
-    app.command(_name, cls=PlainHelpCommand)(_command)
-app.command("config-schema", hidden=True, cls=PlainHelpCommand)(
-    rules.config_schema_command
-)  # old name of `schema settings`
-app.add_typer(rules.schema_app, name="schema", cls=PlainHelpGroup)
-app.add_typer(gen.app, cls=PlainHelpGroup)
 
 
 def main() -> None:

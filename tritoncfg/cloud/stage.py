@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from tritoncfg.cloud.url import CloudUrl
+from tritoncfg.record import record
 
 FETCHED_DIRS = frozenset({"configs", "warmup", "initial_state"})
 TOP_LEVEL_LIMIT = 16 * 1024 * 1024  # a model directory's own files above this are not read
@@ -26,7 +26,7 @@ class CloudError(Exception):
     """The cloud repository could not be read (missing extra, credentials, network)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Staged:
     local: Path  # the staged repository root
     url: CloudUrl

@@ -11,7 +11,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from tritoncfg.record import record
 
 SCHEMES = ("s3://", "gs://", "as://")
 
@@ -27,7 +28,7 @@ class CloudUrlError(ValueError):
     """A cloud path that cannot name a repository (no bucket, an endpoint without a port)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class CloudUrl:
     """One repository location. `url` is the text the user gave (findings are named under it);
     `protocol`/`bucket`/`prefix` address the objects through fsspec."""

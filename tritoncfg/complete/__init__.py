@@ -6,15 +6,14 @@ from model files (ONNX inputs/outputs, ...) and instance-group normalization bui
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from tritoncfg.complete.autofill import autofill_backend_fields
 from tritoncfg.complete.normalize import normalize_model_config
+from tritoncfg.record import record
 from tritoncfg.repository import ModelDir
 from tritoncfg.schema import ModelConfig
 
 
-@dataclass(slots=True)
+@record
 class Completion:
     """The config as Triton's VALIDATE phase sees it (after AUTOFILL and NORMALIZE)."""
 

@@ -14,11 +14,12 @@ unspecified (its QA accepts every order); the model's own order is used here.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
 from tritoncfg.models.io import ModelIO, TensorInfo
+from tritoncfg.record import record
 from tritoncfg.repository import stoll
 from tritoncfg.schema import DataType, ModelConfig, ModelInput, ModelInstanceGroup, ModelOutput
 
@@ -30,7 +31,7 @@ DEFAULT_MAX_BATCH_SIZE = 4  # core's --backend-config=default-max-batch-size (TN
 INT_MAX = 2**31 - 1
 
 
-@dataclass(slots=True)
+@record
 class BackendCompletion:
     """The config once the backend's auto-complete is merged (TN10b), before re-normalizing."""
 

@@ -10,7 +10,7 @@ here: that is what `lint` reports.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from tritoncfg.complete import complete_core
 from tritoncfg.complete.backend import (
@@ -21,6 +21,7 @@ from tritoncfg.complete.backend import (
 from tritoncfg.complete.instance_groups import NormalizedGroup, normalize_instance_groups
 from tritoncfg.complete.normalize import normalize_model_config
 from tritoncfg.models.io import ModelIO, Unknowable
+from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig, ModelInstanceGroup
 from tritoncfg.workspace import LoadedModel, load_model
 
@@ -30,7 +31,7 @@ FILE_COMPLETED_BACKENDS = frozenset({"onnxruntime", "tensorrt"})
 PeerLookup = Callable[[str], LoadedModel | None]
 
 
-@dataclass(slots=True)
+@record
 class FullCompletion:
     """A model's final config, with why it could not be reached (`errors`) and what was
     assumed or skipped on the way (`notes`, Triton's log lines among them)."""

@@ -7,8 +7,7 @@ Its outcome depends on the target host's supported GPUs (compute capability >= 7
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig, ModelInstanceGroup
 
 KIND_AUTO = ModelInstanceGroup.KIND_AUTO
@@ -31,7 +30,7 @@ def kind_name(kind: int) -> str:
     return ModelInstanceGroup.Kind.Name(kind) if kind in KNOWN_KINDS else str(kind)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class NormalizedGroup:
     """One instance group as `ValidateInstanceGroup` and instance creation see it."""
 

@@ -21,18 +21,18 @@ bind to the original message plus the added values.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import field
 
-from google.protobuf import message_factory, text_encoding
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from tritoncfg.complete.full import FullCompletion
+from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig, ModelInput, ModelOutput
 from tritoncfg.text import ParsedConfig, parse
 from tritoncfg.text.edits import Edit, apply_edits
-from tritoncfg.text.printer import INDENT, format_source
+from tritoncfg.text.printer import INDENT
+from tritoncfg.text.render import render_message
 from tritoncfg.text.span import Span
 from tritoncfg.text.tree import Block, Field
 
@@ -52,7 +52,7 @@ class MergeError(Exception):
     """The merged text would not mean what the completion says (a tritoncfg bug)."""
 
 
-@dataclass(slots=True)
+@record
 class Merge:
     text: str
     added: list[str] = field(default_factory=list)  # e.g. "max_batch_size", "input[0].dims"
@@ -229,54 +229,6 @@ def _at(line: int, column: int) -> Span:
 
 def _leading_space(line: str) -> str:
     return line[: len(line) - len(line.lstrip())]
-
-
-def render_message(message: Message) -> str:
-    """A message's set fields as config text in `tritoncfg fmt` style (lists for repeated
-    fields, as Triton's docs write them)."""
-    return format_source("\n".join(_field_text(fd, v) for fd, v in message.ListFields()) + "\n")
-
-
-def _field_text(fd: FieldDescriptor, value: Any) -> str:
-    """One field as text on one line (`render_message` lays it out)."""
-    if fd.cpp_type == FieldDescriptor.CPPTYPE_MESSAGE:
-        entry_type = fd.message_type
-        assert entry_type is not None
-        if entry_type.GetOptions().map_entry:
-            entry_class = message_factory.GetMessageClass(entry_type)
-            entries = []
-            for key in sorted(value):  # as protobuf's text printers do: stable across runs
-                entry = entry_class(key=key)
-                if isinstance(value[key], Message):
-                    entry.value.CopyFrom(value[key])  # type: ignore[attr-defined]
-                else:
-                    entry.value = value[key]  # type: ignore[attr-defined]
-                entries.append(_block(entry))
-            return f"{fd.name} [ {', '.join(entries)} ]"
-        if fd.is_repeated:
-            return f"{fd.name} [ {', '.join(_block(v) for v in value)} ]"
-        return f"{fd.name} {_block(value)}"
-    if fd.is_repeated:
-        return f"{fd.name}: [ {', '.join(_scalar(fd, v) for v in value)} ]"
-    return f"{fd.name}: {_scalar(fd, value)}"
-
-
-def _block(message: Message) -> str:
-    inner = " ".join(_field_text(fd, v) for fd, v in message.ListFields())
-    return f"{{ {inner} }}" if inner else "{ }"
-
-
-def _scalar(fd: FieldDescriptor, value: Any) -> str:
-    if fd.cpp_type == FieldDescriptor.CPPTYPE_ENUM:
-        assert fd.enum_type is not None
-        known = fd.enum_type.values_by_number.get(value)
-        return known.name if known is not None else str(value)
-    if fd.cpp_type == FieldDescriptor.CPPTYPE_BOOL:
-        return "true" if value else "false"
-    if fd.cpp_type == FieldDescriptor.CPPTYPE_STRING:
-        raw = value if isinstance(value, bytes) else value.encode("utf-8")
-        return '"' + text_encoding.CEscape(raw, as_utf8=not isinstance(value, bytes)) + '"'
-    return repr(value) if isinstance(value, float) else str(value)
 
 
 def _copy_field(source: Message, target: Message, name: str) -> None:

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from tritoncfg.complete.merge import append_edit, render_message
 from tritoncfg.diagnostics import Diagnostic, Severity
+from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig
 from tritoncfg.text import ParsedConfig, parse
 from tritoncfg.text.edits import Edit, apply_edits, delete_field
@@ -26,7 +27,7 @@ class GenError(Exception):
     """A generator refuses: the message says why (Triton would refuse it, or bad input)."""
 
 
-@dataclass(slots=True)
+@record
 class Change:
     """A generator's outcome for one config file."""
 

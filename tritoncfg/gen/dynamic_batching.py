@@ -11,14 +11,15 @@ sent. An empty preferred list is normalized to `[max_batch_size]` (`model_config
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from tritoncfg.gen.change import Change, GenError, set_fields
 from tritoncfg.gen.target import Target
+from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig, ModelDynamicBatching, ModelQueuePolicy
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class QueuePolicy:
     timeout_action: str | None = None  # REJECT | DELAY
     default_timeout_us: int | None = None
@@ -38,7 +39,7 @@ class QueuePolicy:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class BatchingRequest:
     """What to set; None (or an option not given) keeps the value of the block already there."""
 

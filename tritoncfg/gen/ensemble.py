@@ -16,19 +16,20 @@ numeric version directory, which may be empty (`model_lifecycle.cc`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 
 from tritoncfg.diagnostics import Diagnostic
 from tritoncfg.gen.change import Change, GenError, set_fields
 from tritoncfg.gen.target import completed_config, load_target
+from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig
 
 VERSION_DIR = "1"
 WRITTEN = ("name", "platform", "max_batch_size", "input", "output", "ensemble_scheduling")
 
 
-@dataclass(slots=True)
+@record
 class Step:
     model: str
     config: ModelConfig

@@ -10,16 +10,15 @@ non-negative integers; `count: 0` means "the default", never "none".
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from tritoncfg.gen.change import Change, GenError, set_fields
 from tritoncfg.gen.target import Target
+from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig, ModelInstanceGroup
 
 KINDS = {"gpu": "KIND_GPU", "cpu": "KIND_CPU", "model": "KIND_MODEL", "auto": "KIND_AUTO"}
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class GroupRequest:
     kind: str = "gpu"  # gpu | cpu | model | auto
     count: int = 1

@@ -21,12 +21,12 @@ import csv
 import itertools
 import json
 import math
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tritoncfg.gen.change import GenError
 from tritoncfg.gen.target import Target
+from tritoncfg.record import record
 
 KNEE_GAIN = 0.10
 LOAD_COLUMNS = ("Concurrency", "Request Rate")
@@ -39,14 +39,14 @@ RULE = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Point:
     batch_size: int
     throughput: float  # inferences per second
     latency_us: float | None  # p99 (or the highest percentile measured) at the lowest load
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Choice:
     preferred: int
     delay_us: int | None

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from tritoncfg.gen.change import GenError
+from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig
 from tritoncfg.text import ParsedConfig
 from tritoncfg.workspace import LoadedModel
 
 
-@dataclass(slots=True)
+@record
 class Target:
     loaded: LoadedModel
     parsed: ParsedConfig

@@ -14,10 +14,11 @@ import math
 import random
 import re
 import struct
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from tritoncfg.gen.change import Change, GenError, set_fields
 from tritoncfg.gen.target import Target, completed_config
+from tritoncfg.record import record
 from tritoncfg.schema import DataType, ModelConfig, ModelInput, ModelWarmup
 
 WARMUP_DIR = "warmup"
@@ -39,7 +40,7 @@ _FORMATS = {
 STRING_LENGTH = 8  # bytes of each random string element
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class WarmupRequest:
     data: str = "zero"  # zero | random
     files: bool = False  # write input_data_file files into warmup/

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Literal
+
+from tritoncfg.record import record
 
 # A dimension: a fixed size (>= 0), a symbolic name ("batch"), or None (unknown / dynamic, -1).
 Dim = int | str | None
@@ -16,7 +18,7 @@ ModelFormat = Literal["onnx", "tensorrt", "openvino"]
 UnknowableCause = Literal["opaque", "unavailable", "empty", "unreadable"]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class TensorInfo:
     name: str
     data_type: str | None  # Triton's TYPE_* name (e.g. "TYPE_FP16"); None when Triton has none
@@ -42,7 +44,7 @@ class TensorInfo:
         return self.io_format is not None and self.io_format != "LINEAR"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Profile:
     """A TensorRT optimization profile: min/opt/max shape per input."""
 
@@ -54,7 +56,7 @@ class Profile:
     )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ModelIO:
     format: ModelFormat
     path: Path
@@ -73,7 +75,7 @@ class ModelIO:
     initializers: tuple[TensorInfo, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Unknowable:
     """What cannot be known from the files, and why (e.g. a TorchScript model, or a .plan on a
     machine without TensorRT)."""

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tritoncfg.complete.versions import select_versions
 from tritoncfg.models.io import ModelIO, Unknowable
 from tritoncfg.repository import ModelDir, Version
+from tritoncfg.repository.version_selection import select_versions
 from tritoncfg.schema import ModelConfig
 
 ONNX_DEFAULT = "model.onnx"

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import json
 import os
 import signal
 import subprocess
@@ -79,6 +78,8 @@ def parse_report(path: Path, returncode: int, stdout: str, stderr: str) -> Model
         last = next((s.strip() for s in reversed(stderr.splitlines()) if s.strip()), "")
         why += f" ({last})" if last else ""
         return Unknowable(path, f"{NOT_HERE}: {why}", "unavailable")
+    import json  # here: `lint` imports this module for profile_max_batch only
+
     try:
         report = json.loads(line[len(MARK) :])
         if not report.get("ok"):
@@ -253,6 +254,8 @@ def main(argv: list[str]) -> int:
         report = inspect_in_this_process(argv[1])
     except Exception as error:  # any failure becomes a report, never a traceback for the parent
         report = {"ok": False, "error": f"{type(error).__name__}: {error}"}
+    import json
+
     print(MARK + json.dumps(report), flush=True)
     return 0
 

@@ -9,14 +9,15 @@ reported over the finite pairs. Pure numpy, tested on CPU.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from tritoncfg.record import record
 
 if TYPE_CHECKING:
     import numpy as np
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Comparison:
     name: str
     ok: bool

@@ -8,9 +8,11 @@ plan, comparison, the report, suggestions) works on these types only, so it is t
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from tritoncfg.record import record
 
 if TYPE_CHECKING:
     import numpy as np
@@ -23,7 +25,7 @@ EXIT_FAIL = 1
 EXIT_CANNOT_RUN = 3
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class TestPoint:
     """One shape the config promises: a batch size crossed with a value for each variable dim.
 
@@ -57,7 +59,7 @@ class TestPoint:
         return tuple(self.model_shapes.get(name, self.shapes[name]))
 
 
-@dataclass(slots=True)
+@record
 class RunOutput:
     """What one execution of a point gave: the outputs, and their timings in milliseconds."""
 
@@ -70,7 +72,7 @@ class RunOutput:
     mismatch: str | None = None
 
 
-@dataclass(slots=True)
+@record
 class PointResult:
     point: TestPoint
     status: Status
@@ -89,7 +91,7 @@ class PointResult:
     first_run_ms: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ProbeSettings:
     """What the user asked for, shared by the plan and every runner."""
 

@@ -15,13 +15,14 @@ variable dims at min, all at opt, all at max (identical points are merged).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from pathlib import Path
 from typing import Any
 
 from tritoncfg.models.io import ModelIO, Profile, TensorInfo
 from tritoncfg.probe.contract import TestPoint
 from tritoncfg.probe.implicit import implicit_inputs
+from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig, ModelInput
 
 # min/opt/max for a variable dim nothing else sizes (documented in docs/probe.md)
@@ -31,7 +32,7 @@ LEVELS = ("min", "opt", "max")
 Range = tuple[int, int, int]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Variable:
     """One variable dim, or a family of them sharing a symbolic name in the model ("seq")."""
 
@@ -40,7 +41,7 @@ class Variable:
     source: str  # "--dim", "model", "profile", "wiring", "default"
 
 
-@dataclass(slots=True)
+@record
 class ModelPlan:
     """What probe will do with one model: its runner and test points, or why it is skipped."""
 

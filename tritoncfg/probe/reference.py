@@ -10,7 +10,6 @@ mappings, so it is tested on CPU with two ONNX Runtime sessions standing in.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +20,7 @@ from tritoncfg.probe.contract import (
     RunnerUnavailable,
     TestPoint,
 )
+from tritoncfg.record import record
 
 if TYPE_CHECKING:
     import numpy as np
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 REFERENCE_RUNTIME = "onnxruntime"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Verdict:
     """The largest errors over every output, and why the outputs are beyond tolerance (None:
     within it)."""

@@ -5,17 +5,18 @@ Pure data (no runtime import), so the report, the suggestions and the parent pro
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from tritoncfg.probe.contract import PointResult, Status, TestPoint
 from tritoncfg.probe.plan import ModelPlan
+from tritoncfg.record import record
 
 NOT_RUN = "not run"
 _WORST: dict[Status, int] = {"OK": 0, "SKIP": 1, "FAIL": 2}
 
 
-@dataclass(slots=True)
+@record
 class ModelResult:
     model: str
     path: str

@@ -17,16 +17,17 @@ batch size, the one at "opt", else the first). The rules (docs/probe.md):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from tritoncfg.probe.contract import PointResult
 from tritoncfg.probe.results import ModelResult
+from tritoncfg.record import record
 
 KNEE = 0.9  # share of the best throughput that makes a batch size worth preferring
 FLAT = 1.5  # batching gains below this from batch 1 to the largest size: a flat curve
 
 
-@dataclass(slots=True)
+@record
 class Suggestion:
     model: str
     preferred_batch_size: list[int] = field(default_factory=list)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
+from tritoncfg.record import record
 from tritoncfg.repository.fs import list_dir
 from tritoncfg.repository.model import (
     CONFIG_FILENAME,
@@ -23,13 +23,13 @@ from tritoncfg.repository.versions import scan_versions
 _KIND_RANK: dict[RepositoryKind, int] = {"file": 0, "model": 1, "repository": 2}
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class _Pick:
     name: str
     choice: ConfigChoice
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class _Target:
     """What one input path asks for: a root, and either every model (picks None) or some."""
 

@@ -7,9 +7,9 @@ reported and not followed; listing errors become issues, never exceptions.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
+from tritoncfg.record import record
 from tritoncfg.repository.model import Entry, LayoutIssue, byte_order
 
 
@@ -17,7 +17,7 @@ def within(path: Path, root_real: Path) -> bool:
     return path.is_relative_to(root_real)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Listing:
     entries: tuple[Entry, ...]
     issues: tuple[LayoutIssue, ...]

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Literal
+
+from tritoncfg.record import record
 
 CONFIG_FILENAME = "config.pbtxt"
 CONFIGS_DIRNAME = "configs"
@@ -39,7 +41,7 @@ def byte_order(name: str) -> bytes:
     return os.fsencode(name)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Entry:
     """One top-level item of a directory. A symlink leaving the root is not followed:
     `outside_root` is set and `is_dir`/`is_file` are False."""
@@ -57,7 +59,7 @@ def find_entry(entries: tuple[Entry, ...], name: str) -> Entry | None:
     return next((e for e in entries if e.name == name), None)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Version:
     """A numeric version directory, as `VersionsToLoad` finds it (TV018)."""
 
@@ -89,7 +91,7 @@ class Version:
         return entry is not None and entry.is_dir
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class IgnoredDir:
     """A subdirectory `VersionsToLoad` skips, with the warning Triton logs."""
 
@@ -98,7 +100,7 @@ class IgnoredDir:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class LayoutIssue:
     """A fact about the layout that a rule may turn into a diagnostic."""
 
@@ -118,7 +120,7 @@ class RepositoryError(Exception):
         self.offset = offset  # byte offset of a decoding error
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ModelDir:
     """One immediate subdirectory of a repository: Triton polls every one as a model."""
 
@@ -229,7 +231,7 @@ class ModelDir:
             raise RepositoryError(self.config_path, reason, offset=error.start) from error
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Repository:
     """What `discover` found. `models` are the ones to check; the other models of the same root
     (`context_names`) are there only so cross-model (ensemble) checks can see them, and are

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
+from tritoncfg.record import record
 from tritoncfg.repository.fs import Listing, list_dir, probe_file, within
 from tritoncfg.repository.model import (
     CONFIG_FILENAME,
@@ -19,7 +20,7 @@ from tritoncfg.repository.model import (
 from tritoncfg.repository.versions import scan_versions
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ConfigChoice:
     """Which config a model should use: an explicit file, a `--model-config-name`, or neither."""
 
@@ -27,7 +28,7 @@ class ConfigChoice:
     config_name: str | None = None
 
 
-@dataclass(slots=True)
+@record
 class _Lister:
     """Lists each directory once and collects the issues met on the way."""
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from tritoncfg.record import record
 from tritoncfg.repository.model import (
     CONFIGS_DIRNAME,
     INITIAL_STATE_DIRNAME,
@@ -57,7 +56,7 @@ def backend_version_dirname(number: int) -> str:
     return str(number % 2**64)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class VersionScan:
     """The outcome of applying the rules to a model's subdirectory names."""
 

@@ -10,8 +10,8 @@ interval `--repository-poll-secs` defaults to 15 s and is written anyway), Trito
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
+from tritoncfg.record import record
 from tritoncfg.scaffold.resources import render
 from tritoncfg.scaffold.spec import ScaffoldError
 
@@ -22,7 +22,7 @@ IMAGE = "nvcr.io/nvidia/tritonserver"
 DEFAULT_IMAGE_TAG = "26.07-py3"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Server:
     repository: str  # --model-repository
     model_control: str = "none"

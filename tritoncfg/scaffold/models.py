@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
+from tritoncfg.record import record
 from tritoncfg.scaffold.resources import render
 from tritoncfg.scaffold.spec import ScaffoldError, TensorSpec
 from tritoncfg.schema import ModelConfig, ModelInput, ModelOutput
@@ -25,7 +26,7 @@ HEAD_FIELDS = ("name", "platform", "backend")
 KEEP = ".gitkeep"  # keeps the version folder in git until the model file is there
 
 
-@dataclass(slots=True)
+@record
 class ModelFiles:
     """One model folder: path inside it -> text to write, or a file to copy."""
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from tritoncfg.atomic import copy_atomic, current_umask, write_atomic
+from tritoncfg.record import record
 from tritoncfg.scaffold.models import ModelFiles
 from tritoncfg.scaffold.spec import ScaffoldError
 
@@ -23,7 +24,7 @@ class Conflict(ScaffoldError):
     """Files `new` would overwrite; nothing was written."""
 
 
-@dataclass(slots=True)
+@record
 class Plan:
     root: Path
     repository: str  # the model repository folder, inside root

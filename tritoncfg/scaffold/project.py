@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from tritoncfg import __version__
+from tritoncfg.record import record
 from tritoncfg.scaffold.deploy import Server, manifests, server_command
 from tritoncfg.scaffold.models import TEMPLATES, ModelFiles, default_tensors, from_template
 from tritoncfg.scaffold.plan import Plan
@@ -18,7 +19,7 @@ DEPLOY_DIR = "deploy"
 _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 
 
-@dataclass(slots=True)
+@record
 class Request:
     root: Path
     model: str | None = None

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from tritoncfg.record import record
 from tritoncfg.schema import DataType
 
 # A model name is a directory of the repository and a path segment of /v2/models/<name>: letters,
@@ -32,7 +32,7 @@ def validate_name(name: str, what: str = "model name") -> str:
     return name
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class TensorSpec:
     name: str
     data_type: str  # TYPE_*

@@ -11,16 +11,17 @@ when a target release is given (`--triton-version`).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+from tritoncfg.record import record
 
 
 class UnknownRelease(ValueError):
     """A `--triton-version` that names no release in the table."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Release:
     container: str  # "24.10"
     triton: str  # "2.51"
@@ -29,7 +30,7 @@ class Release:
         return f"Triton {self.triton} ({self.container})"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ReleaseTable:
     releases: tuple[Release, ...]  # oldest first
     first_release: dict[str, str]  # name -> container release

@@ -6,12 +6,12 @@ report every independent problem of a file at once. The accept/reject verdict is
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal, cast
 
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 from google.protobuf.message import Message
 
+from tritoncfg.record import record
 from tritoncfg.schema.lookup import enum_value_names, field_names, suggest
 from tritoncfg.text.scalars import Converter, UnknownEnumValue, converter_for
 from tritoncfg.text.span import Span
@@ -29,7 +29,7 @@ ErrorKind = Literal[
 FieldPath = tuple[str | int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class TextError:
     """One text-format problem; `message` is the detail protobuf's C++ parser logs."""
 
@@ -40,7 +40,7 @@ class TextError:
     suggestion: str | None = None  # "did you mean" from the schema
 
 
-@dataclass(slots=True)
+@record
 class Location:
     """Where a field (or one element of a repeated field) is written; spans are computed on demand."""
 
@@ -65,7 +65,7 @@ SourceMap = dict[FieldPath, Location]
 _MESSAGE = FieldDescriptor.CPPTYPE_MESSAGE
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class _FieldFacts:
     """What binding asks of a field's descriptor, read once per field of the schema (a
     descriptor's attributes are computed on every access)."""

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig
 from tritoncfg.text.bind import Binder, FieldPath, Location, SourceMap, TextError
 from tritoncfg.text.parser import SyntaxProblem, collector_paused, parse_tree
@@ -11,7 +12,7 @@ from tritoncfg.text.span import FILE_START, Span
 from tritoncfg.text.tree import Document
 
 
-@dataclass(slots=True)
+@record
 class ParsedConfig:
     """One config file as tritoncfg sees it.
 

@@ -4,13 +4,13 @@ byte for byte, comments and layout included."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
+from tritoncfg.record import record
 from tritoncfg.text.span import Span
 from tritoncfg.text.tree import Field
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Edit:
     """Replace the text of `span` with `text` (an empty span inserts, empty text deletes)."""
 

@@ -11,13 +11,13 @@ text format; its nodes are stand-in syntax-tree nodes that carry the JSON spans.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
+from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig
 from tritoncfg.schema.lookup import field_names, suggest
 from tritoncfg.text.bind import ErrorKind, FieldPath, Location, SourceMap, TextError
@@ -267,7 +267,7 @@ def _int64_as_numbers(document: dict[str, Any], descriptor: Descriptor) -> None:
             document[name] = [int(v) for v in value] if fd.is_repeated else int(value)
 
 
-@dataclass(slots=True)
+@record
 class Converted:
     text: str = ""
     error: TextError | None = None
@@ -276,9 +276,9 @@ class Converted:
 
 def convert_text(source: str, *, from_json: bool, to_json: bool) -> Converted:
     """`tritoncfg convert`: the config in the other format (or the same one, formatted)."""
-    from tritoncfg.complete.merge import render_message
     from tritoncfg.text.json_reader import dump_json, format_json
     from tritoncfg.text.printer import format_source
+    from tritoncfg.text.render import render_message
 
     parsed = parse_json(source) if from_json else parse(source)
     if not parsed.ok:

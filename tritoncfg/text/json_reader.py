@@ -12,9 +12,10 @@ import bisect
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
 
+from tritoncfg.record import record
 from tritoncfg.text.parser import RECURSION_LIMIT, SyntaxProblem
 from tritoncfg.text.span import Span
 
@@ -22,14 +23,14 @@ JsonKind = Literal["object", "array", "string", "number", "true", "false", "null
 JsonValue = dict[str, "JsonValue"] | list["JsonValue"] | str | int | float | bool | None
 
 
-@dataclass(slots=True)
+@record
 class JsonMember:
     key: str
     key_span: Span
     value: JsonNode
 
 
-@dataclass(slots=True)
+@record
 class JsonNode:
     kind: JsonKind
     span: Span

@@ -7,22 +7,23 @@ The tree is schema-free: it records fields, values and comments exactly as writt
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
 
+from tritoncfg.record import record
 from tritoncfg.text.span import Span
 
 ScalarKind = Literal["identifier", "integer", "float", "string"]
 
 
-@dataclass(slots=True)
+@record
 class Comment:
     text: str  # starts with '#', trailing whitespace removed
     span: Span
     blank_before: bool = False  # a blank line separates it from what comes before
 
 
-@dataclass(slots=True)
+@record
 class Scalar:
     """One value: an identifier, a number (with its sign) or adjacent string literals."""
 
@@ -47,7 +48,7 @@ class Scalar:
         return "-" + body if self.negative else body
 
 
-@dataclass(slots=True)
+@record
 class Block:
     """A message value `{ ... }` (or `< ... >`)."""
 
@@ -58,14 +59,14 @@ class Block:
     end_comments: list[Comment] = field(default_factory=list)  # before the closing brace
 
 
-@dataclass(slots=True)
+@record
 class ListItem:
     value: Scalar | Block
     leading: list[Comment] = field(default_factory=list)
     trailing: Comment | None = None
 
 
-@dataclass(slots=True)
+@record
 class ListValue:
     """Short repeated syntax `[a, b]`."""
 
@@ -78,7 +79,7 @@ class ListValue:
 Value = Scalar | Block | ListValue
 
 
-@dataclass(slots=True)
+@record
 class Field:
     name: str
     line: int  # where the name starts
@@ -98,7 +99,7 @@ class Field:
         return self.name_span.cover(self.value.span)
 
 
-@dataclass(slots=True)
+@record
 class Document:
     fields: list[Field]
     end_comments: list[Comment] = field(default_factory=list)

@@ -8,9 +8,10 @@ repository config (completion.py) reproduces the server's value, else `backend o
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
+from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig
 from tritoncfg.text import parse
 from tritoncfg.triton.completion import expected_config
@@ -50,7 +51,7 @@ def read_config_file(path: Path) -> ModelConfig:
     return parsed.message
 
 
-@dataclass(slots=True)
+@record
 class ModelDiff:
     model: str
     changes: list[Change] = field(default_factory=list)

@@ -7,8 +7,8 @@ import re
 import time
 from collections.abc import Callable
 from contextlib import suppress
-from dataclasses import dataclass
 
+from tritoncfg.record import record
 from tritoncfg.triton.logs import LogEvent, Phase, parse_log, strip_status
 from tritoncfg.triton.process import TritonServer
 from tritoncfg.triton.rest import TritonHTTPError
@@ -21,7 +21,7 @@ class ServerDied(Exception):
     """The server went away in the middle of a load (crashed, or was killed)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class TritonError:
     """One reason Triton gave for not loading a model."""
 
@@ -41,7 +41,7 @@ class TritonError:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class LoadOutcome:
     model: str
     loaded: bool

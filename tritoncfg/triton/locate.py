@@ -14,8 +14,10 @@ import importlib.util
 import os
 import shutil
 import sys
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
+
+from tritoncfg.record import record
 
 NGC_ROOT = Path("/opt/tritonserver")
 PYTHON_STUB = "triton_python_backend_stub"
@@ -26,7 +28,7 @@ class ServerNotFound(Exception):
     """No usable tritonserver; the message says where tritoncfg looked and what to do."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ServerDistribution:
     """A tritonserver binary and what it needs around it to run."""
 

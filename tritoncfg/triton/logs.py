@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Literal
+
+from tritoncfg.record import record
 
 # Triton 2.4x+: `<level><mmdd> <time> <thread> <file>:<line>] "<message, C-escaped>"`
 _TRITON_LINE = re.compile(
@@ -42,7 +44,7 @@ READ_TEXT_PROTO = "failed to read text proto from "
 Phase = Literal["PARSE", "POLL", "LOAD"]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class LogEvent:
     """One thing the log says about a model's load."""
 

@@ -14,10 +14,11 @@ import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from types import FrameType, TracebackType
 
+from tritoncfg.record import record
 from tritoncfg.triton.locate import ServerDistribution
 from tritoncfg.triton.logs import LogTail
 from tritoncfg.triton.ports import LOOPBACK, free_ports
@@ -36,7 +37,7 @@ class ServerStartError(Exception):
     """The server exited or never became live; the message ends with its last log lines."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ServerOptions:
     strict: bool = False  # --disable-auto-complete-config
     grpc: bool = False  # also serve gRPC (diff --server tests)
@@ -44,7 +45,7 @@ class ServerOptions:
     extra_args: tuple[str, ...] = ()
 
 
-@dataclass(slots=True)
+@record
 class TritonServer:
     process: subprocess.Popen[bytes]
     distribution: ServerDistribution

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import importlib
 from contextlib import suppress
-from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from google.protobuf import json_format
 
+from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig
 
 Protocol = Literal["http", "grpc"]
@@ -25,7 +25,7 @@ class RemoteError(Exception):
     """The server cannot be reached or asked; the message says which and why."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Endpoint:
     protocol: Protocol
     address: str  # host:port, as tritonclient wants it

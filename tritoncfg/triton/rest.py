@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
+
+from tritoncfg.record import record
 
 
 class TritonHTTPError(Exception):
@@ -20,7 +21,7 @@ class TritonHTTPError(Exception):
         self.message = message
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class TritonHTTP:
     base_url: str  # http://127.0.0.1:<port>
     timeout: float = 30.0

@@ -13,17 +13,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 from google.protobuf.message import Message
 
+from tritoncfg.record import record
+
 ChangeKind = Literal["added", "removed", "changed"]
 ABSENT = "(absent)"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Change:
     """One difference. `old`/`new` are rendered values; None means the field is absent there."""
 

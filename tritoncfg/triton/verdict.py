@@ -21,15 +21,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
 
 from tritoncfg.checks import RULES
+from tritoncfg.checks.triton_rejected import CODE, NAME
 from tritoncfg.diagnostics import Diagnostic, Severity, TritonVerdict
+from tritoncfg.record import record
 from tritoncfg.text.span import FILE_START
 from tritoncfg.triton.load import LoadOutcome, TritonError
-from tritoncfg.triton.rule import CODE, NAME
 from tritoncfg.triton.where import locate
 from tritoncfg.workspace import LoadedModel
 
@@ -47,7 +48,7 @@ _MISSING_AGENT = re.compile(
 _NO_FIELD = re.compile(r'Message type "inference\.([\w.]+)" has no field named "(\w+)"')
 
 
-@dataclass(slots=True)
+@record
 class ModelVerdict:
     model: str
     config_path: str
@@ -161,7 +162,7 @@ def errors_by_model(
     return found
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Context:
     """What judging one model needs to know about the others and the server."""
 

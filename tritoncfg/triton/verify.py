@@ -10,13 +10,14 @@ import os
 import re
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from tritoncfg.api import LintResult, lint, load
 from tritoncfg.checks import LintOptions
 from tritoncfg.checks.registry import TritonMode
 from tritoncfg.diagnostics import Diagnostic
+from tritoncfg.record import record
 from tritoncfg.triton.load import DEFAULT_LOAD_TIMEOUT, LoadOutcome, load_model, unload_model
 from tritoncfg.triton.locate import locate_server
 from tritoncfg.triton.mirror import PathMap, mirror_repository
@@ -33,7 +34,7 @@ from tritoncfg.workspace import LoadedModel
 Progress = Callable[[str, int, int], None]  # (what is happening, models done, models in all)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class VerifyOptions:
     tritonserver: Path | None = None
     backend_dir: Path | None = None  # the server's --backend-directory (and lint's)
@@ -56,7 +57,7 @@ class VerifyOptions:
         return tuple(args)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ServerInfo:
     binary: str
     origin: str
@@ -72,7 +73,7 @@ class ServerInfo:
         }
 
 
-@dataclass(slots=True)
+@record
 class VerifyReport:
     lint: LintResult
     models: list[ModelVerdict]

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from tritoncfg.record import record
 
 # Precisions a user may ask for, and the builder flag that carries each (TensorRT 10).
 PRECISION_FLAGS: dict[str, str | None] = {
@@ -41,7 +43,7 @@ class UnsupportedPrecision(ValueError):
     """A precision request the installed TensorRT cannot honour with a builder flag."""
 
 
-@dataclass(slots=True)
+@record
 class CapturedLog:
     """Every message the library logged, with its severity name ("ERROR", "WARNING", ...)."""
 
@@ -54,7 +56,7 @@ class CapturedLog:
         self.entries.clear()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class TrtAdapter:
     """The installed TensorRT module and what it can do."""
 

@@ -10,18 +10,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from tritoncfg.models.dtypes import trt_type
 from tritoncfg.probe.tensorrt.adapter import CapturedLog, TrtAdapter, UnsupportedPrecision
 from tritoncfg.probe.tensorrt.profiles import NetInput, ProfileShapes
+from tritoncfg.record import record
 
 DEFAULT_WORKSPACE = 1 << 30
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class TensorInfo:
     name: str
     shape: tuple[int, ...]  # -1 for a dynamic dim
@@ -34,7 +35,7 @@ class TensorInfo:
         return trt_type(self.dtype)
 
 
-@dataclass(slots=True)
+@record
 class NetworkInfo:
     inputs: list[TensorInfo] = field(default_factory=list)
     outputs: list[TensorInfo] = field(default_factory=list)
@@ -45,7 +46,7 @@ class NetworkInfo:
         ]
 
 
-@dataclass(slots=True)
+@record
 class BuildResult:
     """The plan, or the stage that failed ("parse", "precision", "profile", "build") and the
     library's messages."""
@@ -66,7 +67,7 @@ class BuildResult:
         return f"{head}: " + ("; ".join(self.errors) or "no message from the library")
 
 
-@dataclass(slots=True)
+@record
 class ParsedNetwork:
     """What `parse_onnx` keeps alive: builder, network and parser must outlive the build."""
 

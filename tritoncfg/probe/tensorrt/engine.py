@@ -7,17 +7,18 @@ names, data types, shapes, and profiles that cover every declared batch size and
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from tritoncfg.models.dtypes import short_type, trt_type
 from tritoncfg.probe.tensorrt.adapter import CapturedLog, TrtAdapter
 from tritoncfg.probe.tensorrt.profiles import Range, batch_range
+from tritoncfg.record import record
 
 Shape = tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class EngineTensor:
     name: str
     is_input: bool
@@ -26,7 +27,7 @@ class EngineTensor:
     profiles: tuple[tuple[Shape, Shape, Shape], ...] = ()  # inputs: (min, opt, max) per profile
 
 
-@dataclass(slots=True)
+@record
 class EngineInfo:
     tensors: list[EngineTensor] = field(default_factory=list)
     num_profiles: int = 0

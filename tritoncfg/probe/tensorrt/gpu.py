@@ -8,8 +8,9 @@ CUDA's own error name. pycuda is not used (NVIDIA's TensorRT samples dropped it 
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 from typing import Any
+
+from tritoncfg.record import record
 
 
 class GpuError(RuntimeError):
@@ -49,7 +50,7 @@ def _call(result: Any, what: str) -> Any:
     return values[0] if len(values) == 1 else tuple(values)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class DeviceInfo:
     index: int
     name: str

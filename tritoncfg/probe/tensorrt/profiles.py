@@ -17,8 +17,9 @@ A `--dim` naming something this model does not have is ignored, as the plan igno
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from tritoncfg.record import record
 
 Range = tuple[int, int, int]
 Shape = tuple[int, ...]
@@ -29,7 +30,7 @@ class ProfileError(ValueError):
     """The profile cannot be derived: a bad or missing `--dim`, or an unsupported input."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class NetInput:
     """A network input as the ONNX parser sees it: -1 for a dynamic dim."""
 

@@ -1,18 +1,18 @@
-"""VERSIONS: which versions Triton's `VersionsToLoad` picks under the version policy (spec TV019).
+"""Which versions Triton loads under a version policy, as `model_lifecycle.cc:VersionsToLoad`.
 
-Runs on the completed config (TN06 already turned an absent policy into `latest { num_versions: 1 }`)
-and the version numbers discovery found on disk (TV018).
+Runs on the completed config (normalization already turned an absent policy into
+`latest { num_versions: 1 }`) and the version numbers discovery found on disk (versions.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
+from tritoncfg.record import record
 from tritoncfg.schema import ModelVersionPolicy
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class VersionSelection:
     """The versions Triton loads, and the `specific` entries it logs as missing."""
 

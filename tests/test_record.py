@@ -1,0 +1,95 @@
+"""`@record` behaves as the dataclass it replaces: equality, hashing, repr, frozenness, and the
+dataclasses functions."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import pickle
+
+import pytest
+
+from tritoncfg.diagnostics import Fix
+from tritoncfg.record import record
+
+
+@record(frozen=True)
+class Point:
+    x: int
+    label: str = dataclasses.field(default="", compare=False, repr=False)
+    tags: tuple[str, ...] = ()
+
+
+@record
+class Box:
+    size: int
+    items: list[int] = dataclasses.field(default_factory=list)
+
+    def __repr__(self) -> str:
+        return f"<box {self.size}>"
+
+
+def test_a_frozen_record_compares_hashes_and_prints_its_compared_fields() -> None:
+    a, b = Point(1, "a"), Point(1, "b")
+    assert a == b and hash(a) == hash(b) and len({a, b}) == 1  # label: compare=False
+    assert a != Point(2) and a != (1, ()) and Point(1, tags=("t",)) != a
+    assert repr(Point(3, "x", ("t",))) == "Point(x=3, tags=('t',))"  # label: repr=False
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.x = 2  # type: ignore[misc]
+    assert not hasattr(a, "__dict__")  # slotted
+
+
+def test_a_mutable_record_is_unhashable_and_keeps_its_own_methods() -> None:
+    box = Box(1)
+    box.items.append(2)
+    assert box == Box(1, [2]) and box != Box(1)
+    assert Box(1).items is not Box(1).items  # default_factory
+    with pytest.raises(TypeError):
+        hash(box)
+    assert repr(box) == "<box 1>"
+
+
+def test_records_are_dataclasses_and_pickle() -> None:
+    point = Point(1, "a", ("t",))
+    assert [f.name for f in dataclasses.fields(point)] == ["x", "label", "tags"]
+    assert dataclasses.replace(point, x=5) == Point(5, tags=("t",))
+    assert dataclasses.asdict(point) == {"x": 1, "label": "a", "tags": ("t",)}
+    assert pickle.loads(pickle.dumps(point)) == point
+    fix = Fix("a", ())
+    assert pickle.loads(pickle.dumps(fix)) == fix and {fix: 1}[Fix("a", ())] == 1
+
+
+@record(frozen=True)
+class Chosen:
+    codes: tuple[str, ...]
+    limit: int = 3
+    chosen: frozenset[str] = dataclasses.field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "chosen", frozenset(self.codes[: self.limit]))
+
+
+def test_post_init_fills_a_field_that_is_not_a_parameter() -> None:
+    made = Chosen(("a", "b", "c", "d"))
+    assert (
+        made.chosen == {"a", "b", "c"}
+        and repr(made) == "Chosen(codes=('a', 'b', 'c', 'd'), limit=3)"
+    )
+    assert Chosen(("a",), limit=0).chosen == frozenset()
+    with pytest.raises(TypeError):
+        Chosen(("a",), 1, frozenset())  # type: ignore[call-arg]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del made.limit
+    copied = pickle.loads(pickle.dumps(made))
+    assert copied == made and copied.chosen == made.chosen
+    assert copy.deepcopy(made) == made and copy.copy(made).chosen == made.chosen
+
+
+@record(eq=False)
+class Node:
+    name: str
+
+
+def test_eq_false_keeps_identity_equality_and_hashing() -> None:
+    a = Node("x")
+    assert a != Node("x") and a == a and len({a, Node("x")}) == 2
