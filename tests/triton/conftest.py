@@ -95,6 +95,17 @@ class TritonEnv:
         """This server for `verify`, whatever else is on PATH."""
         return ("--tritonserver", str(self.distribution.binary))
 
+    def start_or_skip(
+        self, repository: Path, work: Path, options: ServerOptions | None = None
+    ) -> TritonServer:
+        """A server on `repository`; the test is skipped when none starts on this machine."""
+        try:
+            return TritonServer.start(
+                self.distribution, repository, work, options or ServerOptions()
+            )
+        except ServerStartError as exc:
+            pytest.skip(f"the Triton server does not start here: {exc}")
+
     def run_cli(
         self, *args: str, cwd: Path | None = None, timeout: float = 180
     ) -> subprocess.CompletedProcess[str]:
@@ -157,11 +168,5 @@ def triton_server(
     work = tmp_path_factory.mktemp("triton-server")
     repository = work / "repository"
     repository.mkdir()
-    try:
-        server = TritonServer.start(
-            triton_env.distribution, repository, work, ServerOptions(grpc=True)
-        )
-    except ServerStartError as exc:
-        pytest.skip(f"the Triton server does not start here: {exc}")
-    with server:
+    with triton_env.start_or_skip(repository, work, ServerOptions(grpc=True)) as server:
         yield SharedServer(server, repository, triton_env)

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from conftest import TritonEnv
 from triton_cases import ECHO_MODEL
 
 from tritoncfg.api import lint
 from tritoncfg.checks import LintOptions
-from tritoncfg.triton.process import ServerOptions, ServerStartError, TritonServer
+from tritoncfg.triton.process import ServerOptions
 from tritoncfg.triton.rest import TritonHTTPError
 
 IO = (
@@ -49,12 +48,7 @@ def _repository(root: Path) -> Path:
 def test_issue_12_cases_agree_with_triton(triton_env: TritonEnv, tmp_path: Path) -> None:
     repository = _repository(tmp_path)
     args = ("--rate-limit=execution_count",)
-    try:
-        server = TritonServer.start(
-            triton_env.distribution, repository, tmp_path, ServerOptions(extra_args=args)
-        )
-    except ServerStartError as exc:
-        pytest.skip(f"the Triton server does not start here: {exc}")
+    server = triton_env.start_or_skip(repository, tmp_path, ServerOptions(extra_args=args))
     triton: dict[str, str | None] = {}
     with server:
         for name in MODELS:
