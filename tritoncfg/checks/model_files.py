@@ -11,7 +11,7 @@ off for repositories whose model files are fetched at deploy time.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from tritoncfg.checks.model_common import first_instance_name
@@ -21,7 +21,7 @@ from tritoncfg.record import record
 from tritoncfg.repository import Version, backend_version_dirname
 from tritoncfg.repository.version_selection import select_versions
 from tritoncfg.schema import ModelConfig
-from tritoncfg.text.span import FILE_START
+from tritoncfg.text.span import FILE_START, Span
 from tritoncfg.workspace import LoadedModel
 
 
@@ -86,6 +86,31 @@ def missing_message(what: str, number: int, filename: str, path: Path, optional:
 def skips(ctx: CheckContext, number: int) -> bool:
     """With model-files = "optional" only negative versions, which never load, are reported."""
     return ctx.options.model_files == "optional" and number >= 0
+
+
+def versions_without(
+    model: LoadedModel,
+    ctx: CheckContext,
+    config: ModelConfig,
+    present: Callable[[Version], bool],
+) -> Iterator[tuple[int, Version | None]]:
+    """Each version Triton loads whose directory lacks the model file (`present` says whether
+    a version has it), as (number, version): the walk TC125 and TC126 share. A negative or
+    non-canonical name (`+5`, ` 7`) is read by the backend from another directory, so it never
+    counts as present."""
+    for number in select_versions(config.version_policy, model.dir.version_numbers).selected:
+        version = model.dir.version(number)
+        if skips(ctx, number):
+            continue
+        canonical = number >= 0 and version is not None and version.dirname_is_canonical
+        if not (canonical and version is not None and present(version)):
+            yield number, version
+
+
+def filename_span(model: LoadedModel) -> Span:
+    """Where a missing-file finding points: the written default_model_filename, else the file."""
+    written = model.config is not None and bool(model.config.message.default_model_filename)
+    return at(model, "default_model_filename", value=True) if written else FILE_START
 
 
 def _triton_message(
@@ -154,16 +179,8 @@ def model_file_missing(model: LoadedModel, ctx: CheckContext) -> Iterator[Findin
     wanted = expected_file(config)
     if wanted is None or "/" in wanted.filename:
         return  # a path below the version directory: discovery lists only its top level
-    selected = select_versions(config.version_policy, model.dir.version_numbers).selected
-    written = model.config is not None and bool(model.config.message.default_model_filename)
-    span = at(model, "default_model_filename", value=True) if written else FILE_START
-    for number in selected:
-        version = model.dir.version(number)
-        if skips(ctx, number):
-            continue
-        canonical = number >= 0 and version is not None and version.dirname_is_canonical
-        if canonical and version is not None and _present(version, wanted):
-            continue
+    span = filename_span(model)
+    for number, version in versions_without(model, ctx, config, lambda v: _present(v, wanted)):
         path = model.dir.path / backend_version_dirname(number) / wanted.filename
         entry = version.entry(wanted.filename) if version is not None and number >= 0 else None
         inner = entry is not None and entry.is_dir and wanted.inner is not None

@@ -7,12 +7,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tritoncfg.checks.backend import PHASE, PYTHON_RUNTIME, exists_on_host, library_name
-from tritoncfg.checks.model_files import missing_message, skips
+from tritoncfg.checks.model_files import filename_span, missing_message, versions_without
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
 from tritoncfg.diagnostics import Severity
-from tritoncfg.repository import backend_version_dirname
-from tritoncfg.repository.version_selection import select_versions
-from tritoncfg.text.span import FILE_START
+from tritoncfg.repository import Version, backend_version_dirname
 from tritoncfg.workspace import LoadedModel
 
 PYTHON_BACKEND = "python"
@@ -102,16 +100,12 @@ def python_model_file_missing(model: LoadedModel, ctx: CheckContext) -> Iterator
         return  # a path below the version directory: discovery lists only its top level
     if config.runtime and config.runtime != library_name(PYTHON_BACKEND):
         return  # another library runs the model
-    selected = select_versions(config.version_policy, model.dir.version_numbers).selected
-    written = model.config is not None and bool(model.config.message.default_model_filename)
-    span = at(model, "default_model_filename", value=True) if written else FILE_START
-    for number in selected:
-        version = model.dir.version(number)
-        if skips(ctx, number):
-            continue  # model files are fetched at deploy time (TC126 explains)
-        canonical = number >= 0 and version is not None and version.dirname_is_canonical
-        if canonical and version is not None and version.entry(filename):
-            continue
+    span = filename_span(model)
+
+    def present(version: Version) -> bool:
+        return version.entry(filename) is not None
+
+    for number, _ in versions_without(model, ctx, config, present):
         expected = model.dir.path / backend_version_dirname(number) / filename
         yield Finding(
             missing_message(f"python model '{model.name}'", number, filename, expected, ""),
