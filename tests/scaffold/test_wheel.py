@@ -125,3 +125,7 @@ def test_new_and_lint_from_a_non_editable_install(wheel: Path, tmp_path: Path) -
     assert linted.returncode == 0 and linted.stdout.startswith("All checks passed"), linted.stdout
     checked = tritoncfg("fmt", "--check", "demo/model_repository")
     assert checked.returncode == 0, checked.stdout
+    # the project folder stands for its repository (tritoncfg.toml: repository = ...)
+    linted = tritoncfg("lint", "demo")
+    assert linted.returncode == 0 and linted.stdout.startswith("All checks passed"), linted.stdout
+    assert tritoncfg("fmt", "--check", "demo").returncode == 0
