@@ -149,6 +149,16 @@ class SharedServer:
     server: TritonServer
     repository: Path
     env: TritonEnv
+    work: Path
+
+    def restart(self) -> list[str]:
+        """Start a fresh server on the same repository after this one died; returns the last
+        lines the dead one logged (what it was doing when it went)."""
+        tail = self.server.log.tail(30)
+        self.server.stop()
+        work = Path(tempfile.mkdtemp(prefix="restart-", dir=self.work))  # its own backends/ copy
+        self.server = self.env.start_or_skip(self.repository, work, ServerOptions(grpc=True))
+        return tail
 
     def clear(self) -> None:
         """Empty the repository (the models already unloaded stay unloaded)."""
@@ -168,5 +178,13 @@ def triton_server(
     work = tmp_path_factory.mktemp("triton-server")
     repository = work / "repository"
     repository.mkdir()
-    with triton_env.start_or_skip(repository, work, ServerOptions(grpc=True)) as server:
-        yield SharedServer(server, repository, triton_env)
+    shared = SharedServer(
+        triton_env.start_or_skip(repository, work, ServerOptions(grpc=True)),
+        repository,
+        triton_env,
+        work,
+    )
+    try:
+        yield shared
+    finally:
+        shared.server.stop()  # the one running now (restart() replaces a server that died)
