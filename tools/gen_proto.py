@@ -32,7 +32,7 @@ SCHEMA_DIR = Path("tritoncfg/schema")
 OUTPUTS = (PROTO_FILE, SCHEMA_DIR / "model_config_pb2.py", SCHEMA_DIR / "model_config_pb2.pyi")
 
 # protoc 33.5 writes gencode 6.33.5, which loads under protobuf 6.33+ (tritonclient's range)
-# and 7.x; grpcio-tools 1.82+ writes 7.x gencode that protobuf 6 refuses (availability.md §6).
+# and 7.x; grpcio-tools 1.82+ writes 7.x gencode that protobuf 6 refuses (its gencode checks the runtime version at import).
 GRPCIO_TOOLS_VERSION = "1.81.1"
 GENCODE_HEADER = "# Protobuf Python Version: 6.33.5"
 

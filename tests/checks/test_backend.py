@@ -1,4 +1,4 @@
-"""TC120-TC125: backend library resolution (spec §10 TV160-TV164, TN04) and the python backend's
+"""TC120-TC125: backend library resolution (`backend_model.cc:GetBackendLibraryProperties`) and the python backend's
 model file, with and without `--backend-dir`."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""TC2xx: max_batch_size and dynamic batching (spec §6, TV035, TV040-TV046)."""
+"""TC2xx: max_batch_size and dynamic batching (`model_config_utils.cc:ValidateModelConfig`)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def test_preferred_batch_size_not_positive(tmp_path: Path) -> None:
 
 
 def test_preferred_batch_size_filled_from_max_batch_size_passes(tmp_path: Path) -> None:
-    # TN07 fills an empty list with [max_batch_size]; that is never an error
+    # `NormalizeModelConfig` fills an empty list with [max_batch_size]; that is never an error
     diagnostics = lint_config(tmp_path, PY + "max_batch_size: 8\ndynamic_batching { }\n")
     assert not found_at(diagnostics, "TC202")
     assert not found_at(diagnostics, "TC203")
@@ -141,7 +141,7 @@ def test_preserve_ordering_with_delay_policies(tmp_path: Path) -> None:
     message = (
         "Queue policy can not have DELAY as timeout action when 'preserve_ordering' is true for m"
     )
-    # the priority policies are checked even without priority_levels (TV046)
+    # the priority policies are checked even without priority_levels (`ValidateModelConfig`)
     assert found_at(lint_config(tmp_path, config), "TC207") == [
         ("4:42", message),
         ("5:58", message),

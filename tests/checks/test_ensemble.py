@@ -1,5 +1,5 @@
-"""TC501-TC537: ensembles. VALIDATE on the ensemble's own config (spec §6 TV064-TV077), DEPS and
-XMODEL against its step models (spec §8 TV130-TV141, TN17), on real repositories: an ensemble
+"""TC501-TC537: ensembles. VALIDATE on the ensemble's own config (`ValidateEnsembleSchedulingConfig`), DEPS and
+XMODEL against its step models (`ensemble_utils.cc:ValidateEnsembleConfig`), on real repositories: an ensemble
 plus python-backend step models under tmp_path."""
 
 from __future__ import annotations
@@ -599,7 +599,7 @@ def test_one_decoupled_chain_is_fine(tmp_path: Path) -> None:
 
 
 def test_nested_ensemble_is_decoupled_when_a_step_is(tmp_path: Path) -> None:
-    # TN17: the inner ensemble's decoupled flag comes from its steps, not its config
+    # `ValidateEnsembleConfig`: the inner ensemble's decoupled flag comes from its steps, not its config
     decoupled_repo(tmp_path)
     add_step(tmp_path, "plain")
     make_model(tmp_path, "inner", ensemble(step("gen", {"IN": "RAW"}, {"OUT": "RESULT"})))

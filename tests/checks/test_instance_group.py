@@ -1,4 +1,4 @@
-"""TC401-TC408: instance groups (spec §5 TN11-TN16, §9 TV150-TV158), with the host's GPUs known
+"""TC401-TC408: instance groups (`NormalizeInstanceGroup`, `ValidateInstanceGroup`), with the host's GPUs known
 (`--gpus`) and unknown."""
 
 from __future__ import annotations

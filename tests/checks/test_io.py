@@ -1,5 +1,5 @@
-"""TC3xx: inputs, outputs, batch inputs/outputs and label files (spec §7, TV090-TV124; §10,
-TV165-TV168), in strict mode (VALIDATE_IO at load) and default mode (MODEL_INIT)."""
+"""TC3xx: inputs, outputs, batch inputs/outputs (`model_config_utils.cc:ValidateModelIOConfig`) and
+label files (`backend_model.cc`), in strict mode (VALIDATE_IO at load) and default mode (MODEL_INIT)."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ def test_auto_completing_backend_in_strict_mode_is_an_error(tmp_path: Path) -> N
 
 
 def test_undetermined_backend_may_fill_dims(tmp_path: Path) -> None:
-    # no model file: Triton fails at AUTOFILL (TV023), so whether the backend would fill dims is unknown
+    # no model file: Triton fails at AUTOFILL (`Could not determine backend`), so whether the backend would fill dims is unknown
     diagnostics = lint_config(tmp_path, 'input [ { name: "x" } ]\n', files={})
     assert only(diagnostics, "TC303").severity is Severity.WARNING
 

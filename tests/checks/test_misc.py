@@ -1,5 +1,5 @@
 """TC711-TC714 response cache and model metrics, TC721-TC723 and TC741-TC742 parameters read by
-core, TC731 the rate limiter (spec §6, §10, §11, §13)."""
+core, TC731 the rate limiter (`model_config_utils.cc`, `backend_model.cc`, `rate_limiter.cc`)."""
 
 from __future__ import annotations
 

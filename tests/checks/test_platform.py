@@ -1,5 +1,5 @@
-"""TC110-TC116: backend autofill (spec §3 TV023), platform/backend validation (spec §6
-TV031-TV034) and the version policy (spec §2 TV019-TV020)."""
+"""TC110-TC116: backend autofill (`AutoCompleteBackendFields`), platform/backend validation
+(`ValidateModelConfig`) and the version policy (`model_lifecycle.cc`)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def test_backend_not_determined(tmp_path: Path) -> None:
 
 
 def test_backend_not_determined_names_the_detection_directory(tmp_path: Path) -> None:
-    # TN02: detection looks in the byte-wise first subdirectory only
+    # `AutoCompleteBackendFields`: detection looks in the byte-wise first subdirectory only
     make_model(tmp_path, "m", "", files={"2/model.onnx": ""}, versions=("10", "2"))
     (diagnostic,) = [d for d in lint_repo(tmp_path) if d.code == "TC110"]
     assert "'10/'" in diagnostic.message

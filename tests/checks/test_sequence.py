@@ -1,5 +1,5 @@
-"""TC6xx: sequence batching controls, strategies (spec §6, TV051-TV063) and implicit state
-(spec §12, TV200-TV212)."""
+"""TC6xx: sequence batching controls, strategies (`model_config_utils.cc:ValidateModelConfig`) and
+implicit state (`sequence_batch_scheduler.cc`, `sequence_state.cc`)."""
 
 from __future__ import annotations
 

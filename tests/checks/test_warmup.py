@@ -1,4 +1,4 @@
-"""TC701-TC708: model warmup samples (spec §11, TV180-TV188)."""
+"""TC701-TC708: model warmup samples (`backend_model_instance.cc:GenerateWarmupData`)."""
 
 from __future__ import annotations
 

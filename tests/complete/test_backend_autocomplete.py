@@ -1,4 +1,5 @@
-"""The backends' auto-complete from the model file (spec TN10b; probe-design §3.1, §4), and the
+"""The backends' auto-complete from the model file (`TritonModel::UpdateModelConfig`; the
+backends' `AutoCompleteConfig`), and the
 whole completion Triton ends up with (`complete_model`)."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Instance-group normalization (spec §5, TN11-TN16) and version selection (spec TV019)."""
+"""Instance-group normalization (`NormalizeInstanceGroup`) and version selection
+(`model_lifecycle.cc`)."""
 
 from __future__ import annotations
 

@@ -45,7 +45,7 @@ from tritoncfg.diagnostics import Diagnostic, Severity
 GPUS: tuple[int, ...] = (0,)
 
 # The backends installed in the QA container (/opt/tritonserver/backends), recreated as empty
-# libraries so that the backend-library checks (spec TV160-TV162) see the host the tests ran on.
+# libraries so that the backend-library checks (`backend_model.cc:GetBackendLibraryProperties`) see the host the tests ran on.
 # `repeat` is not among them: its test copies libtriton_repeat.so into the model (SETUP: missing).
 QA_BACKENDS: tuple[str, ...] = (
     "dali",
@@ -64,7 +64,7 @@ QA_BACKENDS: tuple[str, ...] = (
 # needs_model_file / model_files_status already say).
 UNDECIDABLE: dict[str, str] = {
     "L0_model_config__custom_parameters__tensorrt__invalid__allocation_strategy_invalid_value": (
-        "decided by the TensorRT backend at instance creation (spec §15), after it deserializes "
+        "decided by the TensorRT backend at instance creation (tensorrt_backend `src/instance_state.cc`), after it deserializes "
         "model.plan (missing); the config itself is reconstructed"
     ),
 }
@@ -266,7 +266,7 @@ def carries(
 
     `parse_detail`: the test greps the whole server log for a protobuf parser detail, which
     Triton logs (`[libprotobuf ERROR ...] Error parsing text-format ...: <detail>`) beside its
-    status `failed to read text proto from <path>` (spec §1); a PARSE diagnostic then matches on
+    status `failed to read text proto from <path>` (`filesystem/api.cc:ReadTextProto`); a PARSE diagnostic then matches on
     either its Triton status or its message (the parser detail)."""
     text = triton_text(diagnostic)
     if parse_detail and diagnostic.triton is not None and diagnostic.triton.phase == "PARSE":

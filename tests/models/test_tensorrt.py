@@ -1,6 +1,6 @@
 """tritoncfg.models.tensorrt: reading a plan in a child process.
 
-Plain TensorRT cannot be installed on this project's CPU machines (availability.md §3), so the
+Plain TensorRT cannot be installed on this project's CPU machines (its wheels need the CUDA libraries), so the
 child's protocol is tested against a fake `tensorrt` package written into a temp dir (the same
 name-based API TensorRT 10/11 has, and a fake `cuda.bindings.runtime` that reports one GPU),
 run through the real subprocess path. The test against the real library and a GPU skips where

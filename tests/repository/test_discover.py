@@ -1,4 +1,5 @@
-"""Discovery over real files: kinds, TN02 order, TV017 config selection, TV018 versions."""
+"""Discovery over real files: kinds, the detection-directory order of `AutoCompleteBackendFields`,
+`GetModelConfigFullPath` config selection, `VersionsToLoad` versions."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""TV018: `std::stoll` semantics and the version-directory rules, without touching disk."""
+"""`model_lifecycle.cc:VersionsToLoad`: `std::stoll` semantics and the version-directory rules, without touching disk."""
 
 from __future__ import annotations
 

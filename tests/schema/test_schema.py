@@ -167,7 +167,7 @@ def test_coexists_with_tritonclient_in_one_process() -> None:
 
 
 def test_generated_code_is_gencode_6_33_5() -> None:
-    # 6.33.5 gencode loads under protobuf 6.33+ and 7.x (availability.md §6).
+    # 6.33.5 gencode loads under protobuf 6.33+ and 7.x (see tools/gen_proto.py).
     source = Path(model_config_pb2.__file__).read_text(encoding="utf-8")
     assert "# Protobuf Python Version: 6.33.5\n" in source
     assert re.search(r"ValidateProtobufRuntimeVersion\(\s*\S+,\s*6,\s*33,\s*5,", source)

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # triton_cases.py, bes
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTRITON = "nvidia-pytriton==0.7.0"
-# the server's python stub needs numpy<2 (availability.md §1.2, caveat 2)
+# the server's python stub needs numpy<2 (nvidia-pytriton's stub was built against numpy 1.x)
 REQUIREMENTS = (PYTRITON, "numpy<2")
 VENV = Path(
     os.environ.get(

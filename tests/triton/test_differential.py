@@ -42,7 +42,7 @@ from tritoncfg.workspace import LoadedModel
 SAMPLE = {"triton_qa": 30, "real_world": 25, "rule_docs": 25, "data_files": 4}
 
 # Triton 2.51 (nvidia-pytriton 0.7.0) predates these model_config.proto fields
-# (availability.md §1.2, caveat 1): a config that sets one fails to parse there.
+# (see docs/verify.md): a config that sets one fails to parse there.
 KNOWN_VERSION_DIFFERENCES = {
     "model_metrics": "ModelConfig.model_metrics (and the ModelMetrics messages): newer than 2.51",
     "max_inflight_requests": "ModelEnsembling.max_inflight_requests: newer than 2.51",
@@ -67,7 +67,7 @@ KNOWN_DISAGREEMENTS: dict[str, str] = {
 # config differ, with why.
 KNOWN_CONFIG_DIFFERENCES: dict[str, str] = {
     "model_transaction_policy": (
-        "ensembles: Triton sets model_transaction_policy from its steps (spec TN17; the server "
+        "ensembles: Triton sets model_transaction_policy from its steps (`ensemble_utils.cc:ValidateEnsembleConfig`; the server "
         "serves an empty `model_transaction_policy { }`); the interim expected config "
         "(complete_core + instance groups) does not, tritoncfg.complete.full does"
     ),

@@ -1,6 +1,6 @@
 """Triton's auto-complete and normalization, offline: what the config becomes before validation.
 
-Core only (spec §3-§5): backend-field autofill and NormalizeModelConfig. Backend auto-complete
+Core only (`model_config_utils.cc`; see docs/complete.md): backend-field autofill and NormalizeModelConfig. Backend auto-complete
 from model files (ONNX inputs/outputs, ...) and instance-group normalization build on this.
 """
 
@@ -18,7 +18,7 @@ class Completion:
     """The config as Triton's VALIDATE phase sees it (after AUTOFILL and NORMALIZE)."""
 
     config: ModelConfig
-    autofill_error: str | None = None  # TV023: no backend could be determined
+    autofill_error: str | None = None  # `AutoCompleteBackendFields`: no backend could be determined
 
     @property
     def name(self) -> str:

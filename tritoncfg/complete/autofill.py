@@ -1,8 +1,9 @@
-"""AUTOFILL: Triton's `AutoCompleteBackendFields` (spec §3, TN01-TN03, TV023), offline.
+"""AUTOFILL: Triton's `AutoCompleteBackendFields` (`model_config_utils.cc`), offline.
 
 Sets `name`, `platform`, `backend` and `default_model_filename` the way Triton does before any
 validation, in strict mode too. Framework blocks run in Triton's order; the first that claims the
-model returns. File detection looks only in the byte-wise first subdirectory of the model (TN02).
+model returns. File detection looks only in the byte-wise first subdirectory of the model
+(`*std::set<string>.begin()` in `AutoCompleteBackendFields`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ PYTORCH_LIBTORCH = "pytorch_libtorch"
 TORCH_AOTI = "torch_aoti"
 ENSEMBLE = "ensemble"
 
-# The backends whose platform must match (TV034); other backends accept any platform string.
+# The backends whose platform must match (`ValidateModelConfig`'s platform/backend pair check); other backends accept any platform string.
 KNOWN_BACKEND_PLATFORMS: dict[str, tuple[str, ...]] = {
     "tensorflow": (TF_GRAPHDEF, TF_SAVEDMODEL),
     "tensorrt": (TENSORRT_PLAN,),
@@ -28,7 +29,7 @@ KNOWN_BACKEND_PLATFORMS: dict[str, tuple[str, ...]] = {
 
 
 class _Files:
-    """The detection directory's entries (TN02): names that exist, and which are files or dirs."""
+    """The detection directory's entries (the byte-wise first subdirectory): names that exist, and which are files or dirs."""
 
     def __init__(self, entries: tuple[Entry, ...], present: bool) -> None:
         self.present = present
@@ -54,7 +55,8 @@ def custom_backend_error(dirname: str) -> str:
 
 
 def autofill_backend_fields(config: ModelConfig, model: ModelDir) -> str | None:
-    """Fill the backend fields of `config` in place; returns Triton's TV023 message on failure."""
+    """Fill the backend fields of `config` in place; returns Triton's `Could not determine backend`
+    message on failure."""
     if not config.name:
         config.name = model.name
     files = _Files(model.detection_entries, model.detection_dir is not None)

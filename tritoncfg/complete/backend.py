@@ -1,11 +1,13 @@
 """BACKEND AUTO-COMPLETE: what the ONNX Runtime, TensorRT and OpenVINO (`backend_openvino`)
 backends add from the model file.
 
-Offline, against the `ModelIO` a reader made of the model file (probe-design §3.1, §4). Triton
+Offline, against the `ModelIO` a reader made of the model file (the backends' `AutoCompleteConfig`:
+`tensorrt_backend` `src/model_state.cc`, `onnxruntime_backend` `src/onnxruntime.cc`). Triton
 runs it in BACKEND_CREATE, after NormalizeInstanceGroup and only when auto-complete is on (not
 with --disable-auto-complete-config). Core then keeps only `max_batch_size`, `input`, `output`,
 the scheduling choice (if none was set) and `model_transaction_policy.decoupled` from the
-backend's config (TN10b, `TritonModel::UpdateModelConfig`) and normalizes again (TN06-TN10).
+backend's config (`backend_model.cc:TritonModel::UpdateModelConfig`) and normalizes again
+(`NormalizeModelConfig`).
 
 Tensor order: ONNX Runtime keeps the model's tensors in an `unordered_map`, so Triton's order is
 unspecified (its QA accepts every order); the model's own order is used here.
@@ -27,13 +29,13 @@ ConfigTensors = (
     RepeatedCompositeFieldContainer[ModelInput] | RepeatedCompositeFieldContainer[ModelOutput]
 )
 
-DEFAULT_MAX_BATCH_SIZE = 4  # core's --backend-config=default-max-batch-size (TN10b)
+DEFAULT_MAX_BATCH_SIZE = 4  # core's --backend-config=default-max-batch-size (`backend_model.cc`)
 INT_MAX = 2**31 - 1
 
 
 @record
 class BackendCompletion:
-    """The config once the backend's auto-complete is merged (TN10b), before re-normalizing."""
+    """The config once the backend's auto-complete is merged (`TritonModel::UpdateModelConfig`), before re-normalizing."""
 
     config: ModelConfig
     errors: list[str] = field(default_factory=list)  # the backend's messages; the load fails
@@ -90,7 +92,7 @@ def autocomplete_backend(
 
 
 def take_backend_fields(config: ModelConfig, updated: ModelConfig) -> str | None:
-    """TN10b: copy what core takes from the backend's config into `config`; returns core's
+    """`TritonModel::UpdateModelConfig`: copy what core takes from the backend's config into `config`; returns core's
     error when the backend picked another scheduling choice."""
     config.max_batch_size = updated.max_batch_size
     del config.input[:]

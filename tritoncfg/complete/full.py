@@ -1,9 +1,9 @@
 """The config Triton ends up with: what `GET /v2/models/<m>/config` returns after the load.
 
-Triton's order (spec §0): AUTOFILL and NORMALIZE (`complete_core`), then in BACKEND_CREATE
-`NormalizeInstanceGroup` (TN11-TN16) and the backend's auto-complete from the model file (default
-mode only; TN10b), which core follows with NORMALIZE again. Ensembles get no instance groups and
-have `model_transaction_policy.decoupled` set from their steps (TN17). Validation is not done
+Triton's order (docs/complete.md): AUTOFILL and NORMALIZE (`complete_core`), then in BACKEND_CREATE
+`NormalizeInstanceGroup` (`model_config_utils.cc`) and the backend's auto-complete from the model file (default
+mode only; `backend_model.cc:TritonModel::UpdateModelConfig`), which core follows with NORMALIZE again. Ensembles get no instance groups and
+have `model_transaction_policy.decoupled` set from their steps (`ensemble_utils.cc:ValidateEnsembleConfig`). Validation is not done
 here: that is what `lint` reports.
 """
 
@@ -41,7 +41,9 @@ class FullCompletion:
     notes: list[str] = field(default_factory=list)
     groups: list[NormalizedGroup] = field(default_factory=list)  # empty for ensembles
     backend: BackendCompletion | None = None  # None when the backend's auto-complete did not run
-    autofill_error: str | None = None  # TV023 (also in `errors`), as `Completion` has it
+    autofill_error: str | None = (
+        None  # `Could not determine backend` (also in `errors`), as `Completion` has it
+    )
 
     @property
     def name(self) -> str:
@@ -97,7 +99,9 @@ def complete_model(
         done.notes.extend(done.backend.notes)
         done.config = ModelConfig()
         done.config.CopyFrom(done.backend.config)
-        normalize_model_config(done.config)  # core normalizes again after the backend (TN10b)
+        normalize_model_config(
+            done.config
+        )  # core normalizes again after the backend (`TritonModel::UpdateModelConfig`)
     elif config.backend in FILE_COMPLETED_BACKENDS:
         why = model_io.reason if isinstance(model_io, Unknowable) else "no model file was read"
         done.notes.append(
@@ -149,7 +153,7 @@ def _repository_peers(loaded: LoadedModel) -> PeerLookup:
 
 
 def _ensemble_decoupled(config: ModelConfig, peer: PeerLookup, visiting: frozenset[str]) -> bool:
-    """TN17: decoupled when a step model is (a nested ensemble when one of its steps is).
+    """`ValidateEnsembleConfig`: decoupled when a step model is (a nested ensemble when one of its steps is).
     Triton counts only the steps reachable from the ensemble inputs; every step counts here."""
     for step in config.ensemble_scheduling.step:
         found = None if step.model_name in visiting else peer(step.model_name)

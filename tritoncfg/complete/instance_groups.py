@@ -1,4 +1,4 @@
-"""NORMALIZE: Triton's `NormalizeInstanceGroup` (spec §5, TN11-TN16), offline.
+"""NORMALIZE: Triton's `NormalizeInstanceGroup` (`model_config_utils.cc`), offline.
 
 Triton runs it per version in BACKEND_CREATE, once the backend is found, and skips ensembles.
 Its outcome depends on the target host's supported GPUs (compute capability >= 7.5). With
@@ -21,7 +21,7 @@ DEFAULT_CPU_COUNT = 2
 DEFAULT_CPU_COUNT_BACKENDS = frozenset({"tensorflow", "onnxruntime"})
 
 # The preferred group the standard backends declare (TRITONBACKEND_GetBackendAttribute); all of
-# them leave count and gpus unset, so only the kind of the default group (TN11) changes.
+# them leave count and gpus unset, so only the kind of the default group changes.
 PREFERRED_KIND: dict[str, int] = {"openvino": KIND_CPU, "python": KIND_GPU}
 
 
@@ -34,12 +34,16 @@ def kind_name(kind: int) -> str:
 class NormalizedGroup:
     """One instance group as `ValidateInstanceGroup` and instance creation see it."""
 
-    index: int | None  # position in `instance_group`; None for the group Triton adds (TN11)
+    index: (
+        int | None
+    )  # position in `instance_group`; None for the default group Triton adds when there is none
     name: str
     written_kind: int  # before KIND_AUTO resolution (may be an undefined number)
-    kind: int | None  # TN13; None when it depends on the unknown host's GPUs
-    count: int | None  # TN14; None when it depends on an unresolved kind
-    gpus: tuple[int, ...] | None  # TN15; None when Triton fills in the unknown host's GPUs
+    kind: int | None  # KIND_AUTO resolved; None when it depends on the unknown host's GPUs
+    count: int | None  # count < 1 becomes the default; None when it depends on an unresolved kind
+    gpus: (
+        tuple[int, ...] | None
+    )  # KIND_GPU without gpus gets all; None when Triton fills in the unknown host's GPUs
     written_gpus: tuple[int, ...]
     profile: tuple[str, ...]
     host_policy: str
@@ -58,7 +62,7 @@ class NormalizedGroup:
 
     @property
     def host_policies(self) -> tuple[str, ...] | None:
-        """TN16: an empty host policy is `cpu`, `gpu_<id>` or `model` by kind."""
+        """An empty host policy is `cpu`, `gpu_<id>` or `model` by kind."""
         if self.host_policy:
             return (self.host_policy,)
         if self.kind == KIND_CPU:
@@ -98,7 +102,7 @@ def _gpus(
     if listed:
         return listed
     if kind == KIND_GPU:
-        return None if gpus is None else tuple(sorted(gpus))  # all supported GPUs (TN15)
+        return None if gpus is None else tuple(sorted(gpus))  # all supported GPUs
     if kind is None:
         return None  # all GPUs or none, by the host
     return ()
@@ -115,7 +119,7 @@ def _default_group(config: ModelConfig, backend: str) -> ModelInstanceGroup:
 def normalize_instance_groups(
     config: ModelConfig, backend: str, gpus: tuple[int, ...] | None
 ) -> list[NormalizedGroup]:
-    """The groups after TN11-TN16 for a host with `gpus` (supported GPU ids; None = unknown).
+    """The groups after `NormalizeInstanceGroup` for a host with `gpus` (supported GPU ids; None = unknown).
 
     Empty for ensembles, which Triton does not normalize."""
     if config.HasField("ensemble_scheduling"):

@@ -1,7 +1,7 @@
 """`complete --write`: add what the backend's auto-complete found to the config file.
 
 Only what the backend derived from the model file is written, because only that stops being
-derived once the config names its tensors (TN10b):
+derived once the config names its tensors (`backend_model.cc:TritonModel::UpdateModelConfig`):
 
 * `max_batch_size` (added, or replacing a written `0` the backend filled in);
 * `input` / `output` when the file has none, and inside tensors the file names, their

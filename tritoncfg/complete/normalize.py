@@ -1,4 +1,4 @@
-"""NORMALIZE: Triton's `NormalizeModelConfig` (spec §4, TN06-TN10), offline."""
+"""NORMALIZE: Triton's `NormalizeModelConfig` (`model_config_utils.cc`), offline."""
 
 from __future__ import annotations
 

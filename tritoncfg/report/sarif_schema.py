@@ -1,6 +1,6 @@
 """The subset of SARIF 2.1.0 that tritoncfg emits, as a JSON Schema (draft 2020-12).
 
-Written from the SARIF 2.1.0 specification (OASIS, §3) and GitHub's code scanning requirements,
+Written from the SARIF 2.1.0 specification (OASIS, section 3) and GitHub's code scanning requirements,
 not copied from the official schema. It is closed (`additionalProperties: false`) wherever
 tritoncfg writes the whole object, so a misspelt key in the renderer fails validation; property
 bags (`properties`) stay open, as SARIF intends. What JSON Schema cannot say (a result's `ruleId`
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-_LEVEL = {"enum": ["none", "note", "warning", "error"]}  # SARIF §3.27.10
+_LEVEL = {"enum": ["none", "note", "warning", "error"]}  # SARIF 2.1.0, section 3.27.10
 
 
 def _closed(required: list[str], **properties: Any) -> dict[str, Any]:
@@ -23,7 +23,7 @@ def _closed(required: list[str], **properties: Any) -> dict[str, Any]:
     }
 
 
-_MESSAGE_STRING = _closed(  # multiformatMessageString, §3.12: `text` is mandatory
+_MESSAGE_STRING = _closed(  # multiformatMessageString, SARIF section 3.12: `text` is mandatory
     ["text"], text={"type": "string", "minLength": 1}, markdown={"type": "string"}
 )
 _POSITIVE = {"type": "integer", "minimum": 1}
@@ -74,7 +74,7 @@ SARIF_SCHEMA_SUBSET: dict[str, Any] = {
         "result": _closed(  # GitHub requires ruleId, message.text and a physical location
             ["ruleId", "message", "locations"],
             ruleId={"type": "string", "minLength": 1},
-            ruleIndex={"type": "integer", "minimum": -1},  # -1: "not given" (§3.27.6)
+            ruleIndex={"type": "integer", "minimum": -1},  # -1: "not given" (SARIF section 3.27.6)
             level=_LEVEL,
             message=_closed(["text"], text={"type": "string", "minLength": 1}),
             locations={
@@ -97,14 +97,14 @@ SARIF_SCHEMA_SUBSET: dict[str, Any] = {
             uri={"type": "string", "minLength": 1, "format": "uri-reference"},
             uriBaseId={"type": "string"},
         ),
-        "region": _closed(  # text regions, §3.30: 1-based; the end column is exclusive
+        "region": _closed(  # text regions, SARIF section 3.30: 1-based; the end column is exclusive
             ["startLine"],
             startLine=_POSITIVE,
             startColumn=_POSITIVE,
             endLine=_POSITIVE,
             endColumn=_POSITIVE,
         ),
-        "propertyBag": {  # §3.8: open, but `tags` is a set of strings (GitHub keeps 20 per rule)
+        "propertyBag": {  # SARIF section 3.8: open, but `tags` is a set of strings (GitHub keeps 20 per rule)
             "type": "object",
             "properties": {
                 "tags": {

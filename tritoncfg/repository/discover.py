@@ -86,7 +86,7 @@ def _target(raw: Path | str, config_name: str | None) -> _Target:
 
 
 def _root_issues(root: Path, root_real: Path) -> tuple[tuple[str, ...], list[LayoutIssue]]:
-    """The model names of a root (TV015: every immediate subdirectory) and its own issues."""
+    """The model names of a root (`ModelRepositoryManager::Poll`: every immediate subdirectory) and its own issues."""
     listing = list_dir(root, root_real)
     issues = list(listing.issues)
     for entry in listing.entries:

@@ -22,14 +22,14 @@ INITIAL_STATE_DIRNAME = "initial_state"
 RepositoryKind = Literal["repository", "model", "file"]
 
 IssueKind = Literal[
-    "not_a_directory",  # TV015: `repository path is not a valid directory`
+    "not_a_directory",  # `ModelRepositoryManager::Poll`: `repository path is not a valid directory`
     "root_file",  # a plain file at the repository root; Triton ignores it
-    "hidden_model_dir",  # TV015: `.git`, `.ipynb_checkpoints` are polled as models and fail
+    "hidden_model_dir",  # `Poll` (model_repository_manager.cc): `.git`, `.ipynb_checkpoints` are polled as models and fail
     "symlink_outside_root",  # reported, never followed
     "broken_symlink",  # dangling or looping link
     "unreadable_dir",  # PermissionError and friends while listing
     "missing_config",  # no config file: empty config (auto-complete) or an error (strict)
-    "config_name_not_found",  # TV017: --model-config-name falls back to config.pbtxt
+    "config_name_not_found",  # `GetModelConfigFullPath`: --model-config-name falls back to config.pbtxt
     "unconventional_config_file",  # a file Triton would never read as a model config
 ]
 
@@ -61,7 +61,7 @@ def find_entry(entries: tuple[Entry, ...], name: str) -> Entry | None:
 
 @record(frozen=True)
 class Version:
-    """A numeric version directory, as `VersionsToLoad` finds it (TV018)."""
+    """A numeric version directory, as `model_lifecycle.cc:VersionsToLoad` finds it."""
 
     number: int
     dirname: str  # the directory on disk; `1` is preferred when `1` and `1abc` both give 1
@@ -134,7 +134,9 @@ class ModelDir:
     alternative_configs: tuple[Path, ...]
     entries: tuple[Entry, ...]
     subdirs_sorted: tuple[str, ...]
-    detection_dir: Path | None  # TN02: the byte-wise first subdirectory, numeric or not
+    detection_dir: (
+        Path | None
+    )  # `AutoCompleteBackendFields` looks in the byte-wise first subdirectory, numeric or not
     detection_entries: tuple[Entry, ...]
     versions: tuple[Version, ...]
     ignored_version_dirs: tuple[IgnoredDir, ...]

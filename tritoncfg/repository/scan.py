@@ -1,4 +1,5 @@
-"""Scanning one model directory into a `ModelDir` (TN02, TV017, TV018, warmup, initial_state)."""
+"""Scanning one model directory into a `ModelDir` (the detection directory of `AutoCompleteBackendFields`, the config file of
+`GetModelConfigFullPath`, the versions of `VersionsToLoad`, warmup, initial_state)."""
 
 from __future__ import annotations
 
@@ -65,7 +66,7 @@ def _inaccessible(path: Path, root: Path) -> ModelDir:
 def _select_config(
     path: Path, listing: Listing, configs: Listing | None, choice: ConfigChoice, lister: _Lister
 ) -> tuple[Path, str | None, bool]:
-    """TV017: `configs/<name>.pbtxt` if it exists, else `config.pbtxt`; an explicit file wins."""
+    """`GetModelConfigFullPath`: `configs/<name>.pbtxt` if it exists, else `config.pbtxt`; an explicit file wins."""
     if choice.explicit is not None:
         explicit = choice.explicit
         in_configs = explicit.parent == path / CONFIGS_DIRNAME

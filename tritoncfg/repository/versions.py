@@ -1,4 +1,4 @@
-"""Triton's version-directory rules (`model_lifecycle.cc:VersionsToLoad`, spec TV018)."""
+"""Triton's version-directory rules (`model_lifecycle.cc:VersionsToLoad`)."""
 
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ def _ignored(name: str, cause: str) -> IgnoredDir:
 
 
 def scan_versions(subdirs: tuple[str, ...]) -> VersionScan:
-    """Apply TV018 to subdirectory names (in any order; the result is deterministic)."""
+    """Apply `VersionsToLoad` to subdirectory names (in any order; the result is deterministic)."""
     found: dict[int, list[str]] = {}
     ignored: list[IgnoredDir] = []
     for name in sorted(subdirs, key=byte_order):

@@ -1,7 +1,7 @@
 """Reading Triton's log: the events that say why a model did or did not load.
 
 With explicit model control the load API answers a poll-time failure with only "failed to poll
-from model repository"; the reason is in the log (availability.md §1.2):
+from model repository"; the reason is in the log (`model_repository_manager.cc`, `model_lifecycle.cc`):
 
     E1202 ... model_repository_manager.cc:1460] "Poll failed for model directory 'm': <reason>"
     E1202 ... model_lifecycle.cc:642] "failed to load 'm' version 1: Invalid argument: <reason>"
