@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import Path
 
 from corpus import REAL_WORLD, copy_tree, read_tsv, require_corpus, touch
+from real_world_gaps import CODES, CORPUS_GAPS, propose
 
 from tritoncfg.api import lint
 from tritoncfg.checks import LintOptions
@@ -160,17 +161,35 @@ def _backend(model: Path) -> str:
     return parse(config.read_text(encoding="utf-8")).message.backend if config.exists() else ""
 
 
-# Errors that come from what the corpus does not hold (the files were not copied, or the QA
-# test assembles the repository at run time), not from the config: code -> why.
-CORPUS_GAPS = {
-    "TC520": "the ensemble's step model is not in the corpus (the QA test copies it in at run time)",
-    "TC522": "the step model fails only for a missing file or step of its own in the corpus",
-    "TC110": "the backend is detected from a model file that the corpus does not hold",
-    "TC331": "the label file is not in the corpus",
-    "TC120": "a custom backend that the upstream's own host or QA image installs (lint is told of "
-    "such backends by `backends = [...]` or --backend-dir; the corpus holds no backend directory)",
-    "TC124": "a custom repository agent that the upstream's QA image installs (`repo-agents`)",
-}
+def corpus_files(row: dict[str, str]) -> frozenset[str]:
+    """The paths (relative to the model dir, `/`-separated) the corpus holds for this config's
+    model dir: its folder's files (none for a synthetic folder) and what LAYOUT.tsv lists."""
+    files = set(layout_rows().get(row["case_id"], []))
+    if not synthetic_dir(row):
+        folder = (REAL_WORLD / row["corpus_path"]).parent
+        files.update(p.relative_to(folder).as_posix() for p in folder.rglob("*"))
+    return frozenset(files)
+
+
+def set_aside_gaps(
+    row: dict[str, str], errors: list[Diagnostic]
+) -> tuple[list[Diagnostic], list[str], list[str]]:
+    """The errors no entry of CORPUS_GAPS accounts for, the kinds of the entries used, and a line
+    per stale entry (its reason no longer holds of the corpus, or its finding no longer comes)."""
+    case = row["case_id"]
+    provided = {model_name(r): r for r in [row, *siblings(row)]}
+    left, used, stale = list(errors), [], []
+    for gap in CORPUS_GAPS.get(case, ()):
+        model = provided.get(gap.model)
+        why = gap.stale_because(frozenset(provided), None if model is None else corpus_files(model))
+        if why is None and not any(gap.matches(d) for d in errors):
+            why = f"lint no longer reports {CODES[gap.kind]} for it"
+        if why is not None:
+            stale.append(f"  {case}: {gap} ({gap.reason()}): {why}")
+            continue
+        left = [d for d in left if not gap.matches(d)]
+        used.append(gap.kind)
+    return left, used, stale
 
 
 def errors_of(row: dict[str, str], work: Path) -> tuple[list[Diagnostic], bool]:
@@ -202,6 +221,9 @@ def describe(case_id: str, errors: list[Diagnostic], work: Path) -> str:
     for d in errors:
         triton = d.triton.message if d.triton is not None and d.triton.message else "-"
         lines.append(f"    {d.code} {d.message} [triton: {triton}]".replace(str(work), "<tmp>"))
+        gap = propose(d)
+        if gap is not None:
+            lines.append(f"      if the corpus lacks it (check!), CORPUS_GAPS entry: {gap}")
     return "\n".join(lines)
 
 
@@ -223,23 +245,25 @@ def test_real_world_configs_lint_without_errors(tmp_path: Path) -> None:
     ids = {r["case_id"] for r in rows}
     assert set(REAL_WORLD_EXCEPTIONS) <= ids, set(REAL_WORLD_EXCEPTIONS) - ids
     assert set(layout_rows()) <= ids, set(layout_rows()) - ids
+    assert set(CORPUS_GAPS) <= ids, set(CORPUS_GAPS) - ids
     linted = [r for r in rows if r["is_template"] != "yes"]
     by_case: dict[str, list[Diagnostic]] = {}
     unversioned: list[str] = []
     crashes: list[str] = []
+    gaps: Counter[str] = Counter()
+    stale_gaps: list[str] = []
     for number, row in enumerate(linted):
         try:
             errors, versioned = errors_of(row, tmp_path / f"case{number:03d}")
         except Exception as error:  # one crash must not hide the other results
             crashes.append(f"  {row['case_id']}: {type(error).__name__}: {error}")
             continue
+        errors, used, stale = set_aside_gaps(row, errors)
+        gaps.update(used)
+        stale_gaps += stale
         by_case[row["case_id"]] = errors
         if not versioned:
             unversioned.append(row["case_id"])
-    gaps = Counter(d.code for errors in by_case.values() for d in errors if d.code in CORPUS_GAPS)
-    by_case = {
-        case: [d for d in errors if d.code not in CORPUS_GAPS] for case, errors in by_case.items()
-    }
     failing = {case: errors for case, errors in by_case.items() if errors}
     by_code = Counter(d.code for errors in failing.values() for d in errors)
     cases_by_code: dict[str, list[str]] = defaultdict(list)
@@ -251,11 +275,11 @@ def test_real_world_configs_lint_without_errors(tmp_path: Path) -> None:
         f"{len(rows) - len(linted)} excluded (templates), {len(failing)} with errors, "
         f"{len(crashes)} crashed; {len(unversioned)} ship without a version folder (given `1/`, "
         "with the model.* files of the model dir, as their READMEs deploy them)\n"
-        + "set aside as corpus gaps (files the corpus does not hold): "
-        + (
-            ", ".join(f"{code} x{n} ({CORPUS_GAPS[code]})" for code, n in sorted(gaps.items()))
-            or "none"
-        )
+        + "set aside as corpus gaps (each checked against its case): "
+        + f"{sum(gaps.values())} of {sum(len(g) for g in CORPUS_GAPS.values())} entries "
+        + f"in {len(CORPUS_GAPS)} configs ("
+        + (", ".join(f"{kind} {CODES[kind]} x{n}" for kind, n in sorted(gaps.items())) or "none")
+        + ")"
         + "\nerrors by code:"
         + "".join(
             f"\n  {code}: {count} in {len(cases_by_code[code])} configs, e.g. "
@@ -278,5 +302,10 @@ def test_real_world_configs_lint_without_errors(tmp_path: Path) -> None:
     if stale:
         problems.append(
             "REAL_WORLD_EXCEPTIONS entries that now lint clean (remove them): " + ", ".join(stale)
+        )
+    if stale_gaps:
+        problems.append(
+            "CORPUS_GAPS entries whose reason no longer holds (remove or fix them):\n"
+            + "\n".join(stale_gaps)
         )
     assert not problems, summary + "\n\n" + "\n\n".join(problems)
