@@ -13,19 +13,27 @@ server flags the test used, and compared with the outcome Triton gave:
 mode), as Triton's test runs them. Each case ends up `agree`, `verdict-only` (the verdict is right,
 the message is not), `disagree`, or `expected-unknown` (the outcome is decided by something that
 is not in the files: a model binary, a python `auto_complete_config`, a DALI pipeline, missing
-artefacts); those are linted too but never counted.
+artefacts); those are linted too but never counted. Which cases are expected-unknown, why, and
+what tritoncfg says there are snapshotted in tests/corpus_qa/expected_unknown.tsv, so a change in
+them shows in review; after a deliberate change, regenerate it with
+
+    TRITONCFG_UPDATE_SNAPSHOTS=1 .venv/bin/python -m pytest tests/corpus_qa/test_triton_qa.py
 
 Run with `-s` to see the agreement table.
 """
 
 from __future__ import annotations
 
+import difflib
+import os
 import re
+import sys
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
 from corpus import (
     TRITON_QA,
     materialize_qa_case,
@@ -120,6 +128,7 @@ class Outcome:
     case: Case
     status: str
     reason: str = ""  # why expected-unknown
+    unknown_status: str = ""  # expected-unknown: what the status would have been
     expected: tuple[str, ...] = ()  # the acceptable messages (invalid) or expected line (valid)
     said: str = ""  # what tritoncfg reported, in short
     notes: list[str] = field(default_factory=list)  # materialization notes (missing files...)
@@ -330,7 +339,7 @@ def run_case(case: Case, work: Path, backends: Path) -> Outcome:
         outcome.status = "agree"
     reason = undecidable_reason(case)
     if reason is not None:
-        outcome.reason = f"{reason} (tritoncfg: {outcome.status})"
+        outcome.reason, outcome.unknown_status = reason, outcome.status
         outcome.status = "expected-unknown"
     return outcome
 
@@ -391,6 +400,38 @@ def describe(outcomes: list[Outcome]) -> str:
     return "\n".join(entries)
 
 
+UNKNOWN_SNAPSHOT = Path(__file__).with_name("expected_unknown.tsv")
+UPDATE_ENV = "TRITONCFG_UPDATE_SNAPSHOTS"
+
+
+def unknown_lines(unknown: list[Outcome]) -> list[str]:
+    """The snapshot: a header, then `case_id<TAB>reason<TAB>what tritoncfg says`, sorted."""
+    rows = sorted(f"{o.case.case_id}\t{o.reason}\t{o.unknown_status}" for o in unknown)
+    return ["case_id\treason\ttritoncfg", *rows]
+
+
+def compare_unknown_snapshot(unknown: list[Outcome]) -> str | None:
+    """None when the expected-unknown cases match the snapshot (or it was just rewritten because
+    TRITONCFG_UPDATE_SNAPSHOTS is set), else the diff and how to accept it."""
+    current = unknown_lines(unknown)
+    if os.environ.get(UPDATE_ENV):
+        UNKNOWN_SNAPSHOT.write_text("\n".join(current) + "\n", encoding="utf-8")
+        return None
+    saved = (
+        UNKNOWN_SNAPSHOT.read_text(encoding="utf-8").splitlines()
+        if UNKNOWN_SNAPSHOT.is_file()
+        else []
+    )
+    if saved == current:
+        return None
+    diff = difflib.unified_diff(saved, current, str(UNKNOWN_SNAPSHOT.name), "this run", lineterm="")
+    return (
+        f"the expected-unknown cases differ from {UNKNOWN_SNAPSHOT.name} (- snapshot, + this "
+        f"run); if the change is meant, rerun with {UPDATE_ENV}=1 and commit the file:\n"
+        + "\n".join(diff)
+    )
+
+
 def known(case: Case) -> bool:
     return case.case_id in KNOWN_DISAGREEMENTS or case.base_id in KNOWN_DISAGREEMENTS
 
@@ -441,7 +482,7 @@ def test_triton_qa_agreement(tmp_path: Path) -> None:
     unknown = [o for o in outcomes if o.status == "expected-unknown"]
     print(f"\nexpected-unknown ({len(unknown)}):")
     for outcome in unknown:
-        print(f"  {outcome.case.case_id}: {outcome.reason}")
+        print(f"  {outcome.case.case_id}: {outcome.reason} (tritoncfg: {outcome.unknown_status})")
 
     failing = [
         o for o in outcomes if o.status in ("verdict-only", "disagree") and not known(o.case)
@@ -456,6 +497,9 @@ def test_triton_qa_agreement(tmp_path: Path) -> None:
         }
     )
     problems: list[str] = []
+    snapshot_change = compare_unknown_snapshot(unknown)
+    if snapshot_change:
+        problems.append(snapshot_change)
     if crashes:
         problems.append(f"lint raised on {len(crashes)} cases:\n" + "\n".join(crashes))
     if failing:
@@ -468,3 +512,44 @@ def test_triton_qa_agreement(tmp_path: Path) -> None:
             "KNOWN_DISAGREEMENTS entries that now agree (remove them): " + ", ".join(stale)
         )
     assert not problems, table + "\n\n" + "\n\n".join(problems)
+
+
+def test_unknown_snapshot_shows_a_change_and_regenerates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No corpus needed: outcomes made by hand against a snapshot in tmp_path."""
+    snapshot = tmp_path / "expected_unknown.tsv"
+    monkeypatch.setattr(sys.modules[__name__], "UNKNOWN_SNAPSHOT", snapshot)
+    monkeypatch.delenv(UPDATE_ENV, raising=False)
+
+    def unknown(case_id: str, reason: str, status: str) -> Outcome:
+        case = Case(case_id, case_id, {}, tmp_path, tmp_path, False, None)
+        return Outcome(case, "expected-unknown", reason=reason, unknown_status=status)
+
+    before = [
+        unknown("b", "needs model.plan", "agree"),
+        unknown("a", "model.py decides", "disagree"),
+    ]
+    assert "+a\tmodel.py decides\tdisagree" in str(compare_unknown_snapshot(before))
+    assert not snapshot.exists()
+
+    monkeypatch.setenv(UPDATE_ENV, "1")
+    assert compare_unknown_snapshot(before) is None
+    assert snapshot.read_text(encoding="utf-8").splitlines() == [
+        "case_id\treason\ttritoncfg",
+        "a\tmodel.py decides\tdisagree",
+        "b\tneeds model.plan\tagree",
+    ]
+
+    monkeypatch.delenv(UPDATE_ENV)
+    assert compare_unknown_snapshot(list(reversed(before))) is None
+    after = [unknown("a", "model.py decides", "agree"), unknown("c", "dali.py decides", "agree")]
+    change = str(compare_unknown_snapshot(after))
+    assert f"rerun with {UPDATE_ENV}=1" in change
+    for line in (
+        "-a\tmodel.py decides\tdisagree",
+        "+a\tmodel.py decides\tagree",
+        "-b\tneeds model.plan\tagree",
+        "+c\tdali.py decides\tagree",
+    ):
+        assert line in change.splitlines(), line
