@@ -3,26 +3,52 @@
 from __future__ import annotations
 
 import csv
+import os
 import shutil
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "corpus"
+# TRITONCFG_CORPUS points the tests at another copy (or, set to a missing folder, checks that
+# every corpus test skips with the message below).
+CORPUS = Path(os.environ.get("TRITONCFG_CORPUS") or ROOT.parent / "shared" / "corpus")
 REAL_WORLD = CORPUS / "real_world"
 TRITON_QA = CORPUS / "triton_qa"
 
 
+def missing_corpus(part: Path = CORPUS) -> str:
+    """The one skip message of every corpus test."""
+    return f"corpus not found at {part} (it lives in ../shared/corpus beside the checkout)"
+
+
 def require_corpus(part: Path = CORPUS) -> Path:
     if not part.is_dir():
-        pytest.skip(
-            f"corpus not found at {part} (it lives in ../shared/corpus beside the checkout)"
-        )
+        pytest.skip(missing_corpus(part))
     return part
+
+
+def parametrize_corpus(
+    part: Path, argnames: str, values: Sequence[Any], ids: Callable[[Any], str]
+) -> pytest.MarkDecorator:
+    """`pytest.mark.parametrize(argnames, values)` over cases read from the corpus `part`. When
+    `part` is missing: one case, skipped with `missing_corpus`'s message (pytest would say only
+    "got empty parameter set"). When it is there but gives no case, collection fails: the
+    harness read it wrong."""
+    if not part.is_dir():
+        width = len([name for name in argnames.split(",") if name.strip()])
+        placeholder = (None,) * width
+        skip = pytest.mark.skip(reason=missing_corpus(part))
+        return pytest.mark.parametrize(
+            argnames, [pytest.param(*placeholder, id="corpus-missing", marks=skip)]
+        )
+    if not values:
+        raise AssertionError(f"no {argnames} cases found in {part}")
+    return pytest.mark.parametrize(argnames, values, ids=[ids(value) for value in values])
 
 
 def read_tsv(path: Path) -> list[dict[str, str]]:

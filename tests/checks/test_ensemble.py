@@ -7,7 +7,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from corpus import TRITON_QA, materialize_qa_case, qa_case_dir, qa_index, qa_setup, require_corpus
+from corpus import (
+    TRITON_QA,
+    materialize_qa_case,
+    parametrize_corpus,
+    qa_case_dir,
+    qa_index,
+    qa_setup,
+    require_corpus,
+)
 from lintkit import found, lint_config, lint_repo, make_model
 
 from tritoncfg.diagnostics import Diagnostic
@@ -655,7 +663,7 @@ def _materialize(row: dict[str, str], tmp_path: Path) -> Path:
 QA_CASES = _qa_cases()
 
 
-@pytest.mark.parametrize("row", QA_CASES, ids=[r["case_id"].split("__", 1)[1] for r in QA_CASES])
+@parametrize_corpus(TRITON_QA, "row", QA_CASES, ids=lambda r: r["case_id"].split("__", 1)[1])
 def test_triton_qa_ensemble_case(tmp_path: Path, row: dict[str, str]) -> None:
     require_corpus(TRITON_QA)
     args = row["server_args"]

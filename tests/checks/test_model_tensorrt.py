@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from corpus import TRITON_QA, parametrize_corpus
 from lintkit import found, lint_repo, make_model
 
 from tritoncfg.diagnostics import Diagnostic
@@ -508,8 +509,8 @@ def _trt_cases() -> list[tuple[dict[str, str], str]]:
 TRT_CASES = _trt_cases()
 
 
-@pytest.mark.parametrize(
-    ("row", "source"), TRT_CASES, ids=[r["case_id"].split("__", 1)[1] for r, _ in TRT_CASES]
+@parametrize_corpus(
+    TRITON_QA, "row,source", TRT_CASES, ids=lambda case: case[0]["case_id"].split("__", 1)[1]
 )
 def test_triton_qa_tensorrt_cases(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, row: dict[str, str], source: str

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from corpus import TRITON_QA, read_tsv, require_corpus
+from corpus import TRITON_QA, parametrize_corpus, read_tsv, require_corpus
 from lintkit import found_at, lint_config, lint_repo
 
 from tritoncfg.diagnostics import Severity
@@ -220,7 +220,7 @@ VARIANTS = (
 )
 
 
-@pytest.mark.parametrize("row", VARIANTS, ids=[r["variant_id"] for r in VARIANTS])
+@parametrize_corpus(TRITON_QA, "row", VARIANTS, ids=lambda r: r["variant_id"])
 def test_triton_qa_case(tmp_path: Path, row: dict[str, str]) -> None:
     source = require_corpus(TRITON_QA) / row["path"]
     model = tmp_path / "repo" / source.name

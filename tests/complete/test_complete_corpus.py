@@ -20,6 +20,7 @@ from corpus import (
     TRITON_QA,
     corpus_config_files,
     materialize_qa_case,
+    parametrize_corpus,
     qa_case_dir,
     qa_index,
     qa_setup,
@@ -135,7 +136,7 @@ def table(results: dict[str, tuple[str, str]]) -> str:
     return f"triton_qa autofill cases: {summary}\n" + "\n".join(lines)
 
 
-@pytest.mark.parametrize("case_id", [c.case_id for c in autofill_cases()])
+@parametrize_corpus(TRITON_QA, "case_id", [c.case_id for c in autofill_cases()], ids=str)
 def test_autofill_case(case_id: str, outcomes: dict[str, tuple[str, str]]) -> None:
     status, detail = outcomes[case_id]
     if status == "skipped":

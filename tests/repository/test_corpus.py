@@ -2,33 +2,29 @@
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
-import pytest
+from corpus import REAL_WORLD, parametrize_corpus, read_tsv, require_corpus
 
 from tritoncfg.repository import discover
 
-CORPUS = (Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "real_world").resolve()
-
 
 def _config_files() -> list[Path]:
-    index = CORPUS / "INDEX.tsv"
+    index = REAL_WORLD / "INDEX.tsv"
     if not index.is_file():
         return []
-    with index.open(encoding="utf-8", newline="") as handle:
-        return [CORPUS / row["corpus_path"] for row in csv.DictReader(handle, delimiter="\t")]
+    return [REAL_WORLD / row["corpus_path"] for row in read_tsv(index)]
 
 
 CONFIGS = _config_files()
 MODEL_DIRS = sorted({p.parent for p in CONFIGS if p.name == "config.pbtxt"})
-needs_corpus = pytest.mark.skipif(
-    not CONFIGS, reason=f"real-world corpus not found at {CORPUS} (../shared/corpus/real_world)"
-)
 
 
-@needs_corpus
-@pytest.mark.parametrize("model_dir", MODEL_DIRS, ids=lambda p: str(p.relative_to(CORPUS)))
+def _relative(path: Path) -> str:
+    return str(path.relative_to(REAL_WORLD))
+
+
+@parametrize_corpus(REAL_WORLD, "model_dir", MODEL_DIRS, ids=_relative)
 def test_model_dir(model_dir: Path) -> None:
     repo = discover(model_dir)
     assert repo.kind == "model"
@@ -38,8 +34,7 @@ def test_model_dir(model_dir: Path) -> None:
     model.read_config()
 
 
-@needs_corpus
-@pytest.mark.parametrize("config", CONFIGS, ids=lambda p: str(p.relative_to(CORPUS)))
+@parametrize_corpus(REAL_WORLD, "config", CONFIGS, ids=_relative)
 def test_config_file(config: Path) -> None:
     repo = discover(config)
     assert repo.kind == "file"
@@ -47,8 +42,8 @@ def test_config_file(config: Path) -> None:
     assert model.config_exists and model.config_path == config
 
 
-@needs_corpus
 def test_corpus_counts() -> None:
+    require_corpus(REAL_WORLD)
     roots = {discover(config).root for config in CONFIGS}
     versions = sum(len(discover(d).models[0].versions) for d in MODEL_DIRS)
     unconventional = sum(
