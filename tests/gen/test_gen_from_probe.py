@@ -68,7 +68,8 @@ def test_gen_reads_the_opt_point_of_each_batch_size_from_a_real_report(tmp_path:
     shown = run("gen", "dynamic-batching", str(model), "--from-perf", str(tmp_path / "r.json"))
     assert shown.returncode == 0, shown.stderr
     rate = {b: f"{p['throughput']:.1f}" for b, p in opt.items()}
-    assert f"batch 1 -> 4: {rate[1]} -> {rate[4]} infer/s" in shown.stderr
+    for batch in (1, 4, 8):
+        assert f"batch {batch}: {rate[batch]} infer/s" in shown.stderr
 
 
 def test_the_budget_uses_the_reports_p99_and_the_written_config_is_clean(tmp_path: Path) -> None:
@@ -79,9 +80,9 @@ def test_the_budget_uses_the_reports_p99_and_the_written_config_is_clean(tmp_pat
     _, after = round_trip(model, *args, "--latency-budget-ms", f"{budget_ms:g}")
     block = parse(after).message.dynamic_batching
     chosen = list(block.preferred_batch_size) or [8]  # none written: max_batch_size
-    assert chosen[0] in opt
-    p99_us = opt[chosen[0]]["latency_ms"]["p99"] * 1000.0
-    assert block.max_queue_delay_microseconds == max(0, int(budget_ms * 1000.0 - p99_us))
+    assert set(chosen) <= set(opt)
+    p99_us = opt[chosen[-1]]["latency_ms"]["p99"] * 1000.0  # at the largest preferred size
+    assert block.max_queue_delay_microseconds == max(0, round(budget_ms * 1000.0 - p99_us))
 
 
 def test_a_step_is_read_from_its_ensembles_points(tmp_path: Path) -> None:

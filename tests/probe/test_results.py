@@ -135,4 +135,4 @@ def test_the_curve_takes_ok_points_only_and_nothing_to_suggest_from_is_none() ->
     assert suggest(result((1, "FAIL", 0, 0))) is None
     over = suggest(result((1, "OK", 1000.0, 5.0)), budget_ms=1.0)
     assert over is not None and over.preferred_batch_size == []
-    assert "no batch size meets the 1 ms budget" in over.why[0]
+    assert "no batch size runs within the 1 ms budget" in over.why[0]

@@ -7,48 +7,35 @@ a first column `Concurrency` or `Request Rate`, `Inferences/Second`, and latency
 batch size is perf_analyzer's `-b`. A batch-size sweep is therefore given either as one CSV with
 a `Batch` column the user adds (the `-b` of each row), or as one file per `-b`, written `B=FILE`.
 
-The rule: per batch size, the throughput is the best `Inferences/Second` of its rows and the
-latency is the p99 (else p95, p90, p50) of its lowest-load row. Walking the sizes upward, the
-preferred size is the first size from which the next measured size gains less than
-`KNEE_GAIN` (10%) throughput per doubling of the batch; with a latency budget it is the largest
-size up to that one whose latency fits the budget, and the queue delay is what is left of the
-budget after that latency.
+Per batch size, the throughput is the best `Inferences/Second` of its rows and the latency is the
+p99 (else p95, p90, p50) of its lowest-load row. The sizes up to max_batch_size then go through
+the rule `probe --suggest` applies too (tritoncfg/batch_rule.py, docs/gen.md): the smallest size
+reaching 90% of the best throughput and the best one, within the latency budget if one is given,
+and the queue delay the budget leaves at the largest of them.
 """
 
 from __future__ import annotations
 
 import csv
-import itertools
 import json
-import math
 from pathlib import Path
 from typing import Any
 
+from tritoncfg.batch_rule import RULE, Measured, pick
 from tritoncfg.gen.change import GenError
 from tritoncfg.gen.target import Target
 from tritoncfg.record import record
 
-KNEE_GAIN = 0.10
 LOAD_COLUMNS = ("Concurrency", "Request Rate")
 THROUGHPUT = "Inferences/Second"
 LATENCIES = ("p99 latency", "p95 latency", "p90 latency", "p50 latency", "Avg latency")
 BATCH_COLUMNS = ("Batch", "Batch Size", "batch_size")
-RULE = (
-    f"preferred size = the first batch size after which throughput grows by less than "
-    f"{KNEE_GAIN:.0%} per doubling"
-)
-
-
-@record(frozen=True)
-class Point:
-    batch_size: int
-    throughput: float  # inferences per second
-    latency_us: float | None  # p99 (or the highest percentile measured) at the lowest load
+Point = Measured  # latency_us: the p99 (or the highest percentile measured) at the lowest load
 
 
 @record(frozen=True)
 class Choice:
-    preferred: int
+    preferred: tuple[int, ...]
     delay_us: int | None
     notes: tuple[str, ...]
 
@@ -144,50 +131,23 @@ def _probe_point(size: int, point: dict[str, Any]) -> Point:
     return Point(size, float(point["throughput"]), None if ms is None else ms * 1000.0)
 
 
-def gain_per_doubling(low: Point, high: Point) -> float:
-    doublings = math.log2(high.batch_size / low.batch_size)
-    if low.throughput <= 0:
-        return math.inf
-    return float((high.throughput / low.throughput) ** (1.0 / doublings) - 1.0)
-
-
 def choose(points: list[Point], max_batch_size: int, budget_ms: float | None) -> Choice:
-    """The preferred size and queue delay the measurements support (see the module doc)."""
+    """The preferred sizes and queue delay the measurements support (tritoncfg/batch_rule.py)."""
     usable = [p for p in points if p.batch_size <= max_batch_size]
-    if len(usable) < 2:
+    if len({p.batch_size for p in usable}) < 2:
         raise GenError(
             "the measurements need at least two batch sizes up to max_batch_size "
             f"{max_batch_size} (run perf_analyzer with several -b; see docs/gen.md)"
         )
     notes = [f"rule: {RULE}"]
-    knee = usable[-1]
-    for low, high in itertools.pairwise(usable):
-        gain = gain_per_doubling(low, high)
-        notes.append(
-            f"batch {low.batch_size} -> {high.batch_size}: {low.throughput:.1f} -> "
-            f"{high.throughput:.1f} infer/s, {gain:+.1%} per doubling"
-        )
-        if gain < KNEE_GAIN:
-            knee = low
-            break
-    chosen, delay = knee, None
-    if budget_ms is not None:
-        budget_us = budget_ms * 1000.0
-        fitting = [p for p in usable if p.batch_size <= knee.batch_size]
-        fitting = [p for p in fitting if p.latency_us is None or p.latency_us <= budget_us]
-        if not fitting:
-            raise GenError(
-                f"no measured batch size runs within the latency budget of {budget_ms:g} ms"
-            )
-        chosen = fitting[-1]
-        spent = chosen.latency_us or 0.0
-        delay = max(0, int(budget_us - spent))
-        notes.append(
-            f"latency budget {budget_ms:g} ms - p99 {spent / 1000:.3f} ms at batch "
-            f"{chosen.batch_size} = max_queue_delay_microseconds {delay}"
-        )
-    notes.append(f"preferred batch size: {chosen.batch_size}")
-    return Choice(chosen.batch_size, delay, tuple(notes))
+    for point in sorted(usable, key=lambda p: p.batch_size):
+        latency = "" if point.latency_us is None else f", p99 {point.latency_us / 1000:.3f} ms"
+        notes.append(f"batch {point.batch_size}: {point.throughput:.1f} infer/s{latency}")
+    found = pick(usable, budget_ms)
+    if not found.sizes:
+        raise GenError(f"no measured batch size runs within the latency budget of {budget_ms:g} ms")
+    notes.extend(found.why)
+    return Choice(found.sizes, found.delay_us, tuple(notes))
 
 
 def from_measurements(
@@ -199,9 +159,9 @@ def from_measurements(
     max_batch_size = target.parsed.message.max_batch_size
     choice = choose(points, max_batch_size, budget_ms)
     notes.extend(choice.notes)
-    if choice.preferred == max_batch_size:
+    if choice.preferred == (max_batch_size,):
         notes.append(
             "that is max_batch_size, which Triton already prefers: no preferred_batch_size written"
         )
         return (), choice.delay_us
-    return (choice.preferred,), choice.delay_us
+    return choice.preferred, choice.delay_us
