@@ -4,6 +4,9 @@
 from __future__ import annotations
 
 import json
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -181,3 +184,19 @@ def test_bad_settings_and_missing_paths_raise(repo: Path) -> None:
     _settings(repo, "selct = []\n")
     with pytest.raises(SettingsError, match='did you mean "select"'):
         lint_project(repo)
+
+
+def test_the_api_doc_example_runs(repo: Path) -> None:
+    text = (Path(__file__).resolve().parents[1] / "docs" / "api.md").read_text(encoding="utf-8")
+    (example,) = re.findall(r"```python\n(.*?)```", text, re.S)
+    (repo.parent / "model_repository").symlink_to(repo)
+    _settings(repo, "warnings-as-errors = true\n")  # TC903 then fails the run
+    done = subprocess.run(
+        [sys.executable, "-c", example],
+        cwd=repo.parent,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "TC903" in done.stdout and done.stdout.endswith("fails\n")
