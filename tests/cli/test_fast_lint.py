@@ -113,3 +113,20 @@ def test_a_shell_completion_request_goes_to_typer(monkeypatch: pytest.MonkeyPatc
     assert plain_lint(["lint", "x"])
     monkeypatch.setenv("_TRITONCFG_COMPLETE", "complete_bash")
     assert not plain_lint(["lint", "x"])
+
+
+def test_the_typer_command_builds_the_fast_paths_request_for_lint_paths() -> None:
+    """Every default of the Typer command, as parsed by Click, equals the request the fast path
+    makes with no option: a changed default in cli/lint.py would otherwise split the two."""
+    import typer.main
+
+    from tritoncfg.cli.app import app
+    from tritoncfg.cli.lint import lint_request
+    from tritoncfg.cli.lint_core import LintRequest
+
+    root = typer.main.get_command(app)
+    command = root.get_command(root.make_context("tritoncfg", ["lint", "a"]), "lint")
+    parsed = command.make_context("lint", ["a", "b/config.pbtxt"]).params
+    assert lint_request(parsed) == LintRequest(("a", "b/config.pbtxt"))
+    changed = command.make_context("lint", ["a", "--gpus", "0", "--fix", "-q"]).params
+    assert lint_request(changed) != LintRequest(("a",))  # the comparison sees the options

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from tritoncfg.cli.common import Color, fail
-from tritoncfg.cli.lint_core import OutputFormat
+from tritoncfg.cli.lint_core import LintRequest, OutputFormat, run_lint
+from tritoncfg.lintoptions import LintOverrides
 
 
 class TritonModeOption(StrEnum):
@@ -172,38 +174,40 @@ def lint_command(
     Exit status: 0 no error findings, 1 error findings (or warnings with --warnings-as-errors),
     2 usage error or unreadable path.
     """
-    from tritoncfg.cli.lint_core import LintRequest, run_lint
-    from tritoncfg.lintoptions import LintOverrides
+    raise typer.Exit(run_lint(lint_request(locals())))
 
+
+def lint_request(params: Mapping[str, Any]) -> LintRequest:
+    """The command's parameters, by name, as the request `run_lint` takes: the fast path
+    (cli/main.py) builds the same request for `lint PATH...` (a test holds the two equal)."""
     overrides = LintOverrides(
-        triton_mode=triton_mode,
-        gpus=gpus,
-        gpu_memory=gpu_memory,
-        model_config_name=model_config_name,
-        backend_dir=backend_dir,
-        rate_limit=rate_limit,
-        rate_limit_resources=tuple(rate_limit_resource or ()),
-        triton_version=triton_version,
-        model_files=model_files,
-        select=_split(select),
-        extend_select=_split(extend_select),
-        ignore=_split(ignore),
-        severity_overrides=_severities(severity_override),
-        warnings_as_errors=warnings_as_errors,
-        cache=cache,
+        triton_mode=params["triton_mode"],
+        gpus=params["gpus"],
+        gpu_memory=params["gpu_memory"],
+        model_config_name=params["model_config_name"],
+        backend_dir=params["backend_dir"],
+        rate_limit=params["rate_limit"],
+        rate_limit_resources=tuple(params["rate_limit_resource"] or ()),
+        triton_version=params["triton_version"],
+        model_files=params["model_files"],
+        select=_split(params["select"]),
+        extend_select=_split(params["extend_select"]),
+        ignore=_split(params["ignore"]),
+        severity_overrides=_severities(params["severity_override"]),
+        warnings_as_errors=params["warnings_as_errors"],
+        cache=params["cache"],
     )
-    fixing = apply_fixes or show_diff
-    request = LintRequest(
-        tuple(raw_paths),
+    fixing = params["apply_fixes"] or params["show_diff"]
+    return LintRequest(
+        tuple(params["raw_paths"]),
         overrides,
-        output_format=output_format,
-        quiet=quiet,
-        statistics=statistics,
-        color=color,
-        config=config,
-        isolated=isolated,
-        fix=("unsafe" if unsafe_fixes else "safe") if fixing else None,
-        diff=show_diff,
-        jobs=jobs,
+        output_format=params["output_format"],
+        quiet=params["quiet"],
+        statistics=params["statistics"],
+        color=params["color"],
+        config=params["config"],
+        isolated=params["isolated"],
+        fix=("unsafe" if params["unsafe_fixes"] else "safe") if fixing else None,
+        diff=params["show_diff"],
+        jobs=params["jobs"],
     )
-    raise typer.Exit(run_lint(request))
