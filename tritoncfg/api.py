@@ -99,16 +99,17 @@ def lint_project(
     overrides over them, the cache included (`.tritoncfg_cache/` beside the settings file, unless
     the settings or `LintOverrides(cache=False)` turn it off). `result.failed` is the exit status.
     Raises SettingsError, OptionError, and for a cloud URL CloudUrlError or CloudError."""
-    setup = project(paths, overrides, config=config, isolated=isolated)
+    chosen = project(paths, overrides, config=config, isolated=isolated)
+    setup = chosen.setup
     result = lint(
-        setup.paths,
-        setup.setup.options,
-        setup.setup.selection,
-        setup.setup.filters,
+        chosen.paths,
+        setup.options,
+        setup.selection,
+        setup.filters,
         jobs=jobs,
-        cache_dir=setup.setup.cache_dir,
+        cache_dir=setup.cache_dir,
     )
-    result.warnings_as_errors = setup.setup.warnings_as_errors
+    result.warnings_as_errors = setup.warnings_as_errors
     return result
 
 
