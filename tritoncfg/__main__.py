@@ -1,5 +1,5 @@
 """`python -m tritoncfg` runs the CLI."""
 
-from tritoncfg.cli.app import main
+from tritoncfg.cli.main import main
 
 main()

@@ -1,7 +1,13 @@
-"""The small public API: what the CLI uses, and what scripts can use the same way."""
+"""The small public API: what the CLI uses, and what scripts can use the same way.
+
+`lint(paths, options, selection, filters)` lints with exactly what it is given;
+`lint_project(paths, overrides)` first reads the project's settings (`[tool.tritoncfg]`,
+tritoncfg.toml) as `tritoncfg lint` does, and merges the overrides over them (lintoptions.py).
+docs/api.md shows both."""
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import os
 from collections.abc import Iterable, Iterator, Mapping
@@ -16,9 +22,11 @@ from tritoncfg.checks.selection import PathFilters, RuleSelection
 from tritoncfg.cloud.url import is_cloud
 from tritoncfg.diagnostics import Diagnostic, Severity
 from tritoncfg.lintcache import LintCache
+from tritoncfg.lintoptions import LintOverrides, LintSetup, OptionError, lint_setup
 from tritoncfg.lintrun import LintJob, Selected, lint_selected
 from tritoncfg.record import record
 from tritoncfg.repository import ModelDir, Repository, discover_many
+from tritoncfg.settings import SettingsError, load_settings, project_repository
 from tritoncfg.text import ParsedConfig, parse
 from tritoncfg.workspace import Workspace, add_dependents, load_model
 from tritoncfg.workspace import load as load_workspace
@@ -32,6 +40,7 @@ class LintResult:
     sources: dict[str, str] = field(default_factory=dict)  # config path -> text, for snippets
     file_paths: list[str] = field(default_factory=list)  # the config files that were linted
     relinted: list[str] = field(default_factory=list)  # the models linted, not taken from the cache
+    warnings_as_errors: bool = False  # the run's setting: warnings fail it too
 
     def count(self, severity: Severity) -> int:
         return sum(d.severity is severity for d in self.diagnostics)
@@ -39,6 +48,69 @@ class LintResult:
     @property
     def has_errors(self) -> bool:
         return self.count(Severity.ERROR) > 0
+
+    @property
+    def failed(self) -> bool:
+        """Whether `tritoncfg lint` exits 1: an error, or a warning with warnings-as-errors."""
+        return self.has_errors or (self.warnings_as_errors and self.count(Severity.WARNING) > 0)
+
+
+@record(frozen=True)
+class Project:
+    """What `lint_project` lints: the paths as lint reads them (a project folder whose settings
+    name its model repository stands for that repository) and the setup that applies to them."""
+
+    paths: tuple[Path | str, ...]
+    setup: LintSetup
+
+
+def project(
+    paths: Path | str | Iterable[Path | str],
+    overrides: LintOverrides | None = None,
+    *,
+    config: Path | None = None,
+    isolated: bool = False,
+) -> Project:
+    """The settings found from the first local path (walking up to the nearest tritoncfg.toml or
+    pyproject.toml with `[tool.tritoncfg]`), or `config`'s, or none with `isolated`; the overrides
+    win over them. Raises SettingsError, or OptionError (a bad value, a path that does not exist)."""
+    items = [paths] if isinstance(paths, str | Path) else list(paths)
+    chosen = [item if is_cloud(item) else project_repository(Path(item)) for item in items]
+    local = [item for item in chosen if isinstance(item, Path)]
+    for path in local:
+        if not path.exists() and not path.is_symlink():
+            raise OptionError(f"{path}: no such file or directory")
+    settings = load_settings(local[0] if local else Path.cwd(), config=config, isolated=isolated)
+    setup = lint_setup(settings, overrides)
+    if len(local) < len(chosen):  # the cache keys local files only
+        setup = dataclasses.replace(setup, cache_dir=None)
+    return Project(tuple(chosen), setup)
+
+
+def lint_project(
+    paths: Path | str | Iterable[Path | str],
+    overrides: LintOverrides | None = None,
+    *,
+    config: Path | None = None,
+    isolated: bool = False,
+    jobs: int | None = None,
+) -> LintResult:
+    """What `tritoncfg lint PATHS` finds: the project's settings (see `project`) with the
+    overrides over them, the cache included (`.tritoncfg_cache/` beside the settings file, unless
+    the settings or `LintOverrides(cache=False)` turn it off). `result.failed` is the exit status.
+    Raises SettingsError, OptionError, and for a cloud URL CloudUrlError or CloudError."""
+    chosen = project(paths, overrides, config=config, isolated=isolated)
+    setup = chosen.setup
+    result = lint(
+        chosen.paths,
+        setup.options,
+        setup.selection,
+        setup.filters,
+        jobs=jobs,
+        cache_dir=setup.cache_dir,
+    )
+    result.warnings_as_errors = setup.warnings_as_errors
+    return result
 
 
 def load(
@@ -214,4 +286,20 @@ def format(text: str) -> str:
     return format_source(text)
 
 
-__all__ = ["LintOptions", "LintResult", "ParsedConfig", "format", "lint", "load", "parse"]
+__all__ = [
+    "LintOptions",
+    "LintOverrides",
+    "LintResult",
+    "LintSetup",
+    "OptionError",
+    "ParsedConfig",
+    "Project",
+    "SettingsError",
+    "format",
+    "lint",
+    "lint_project",
+    "lint_setup",
+    "load",
+    "parse",
+    "project",
+]

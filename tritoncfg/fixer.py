@@ -11,10 +11,11 @@ from collections.abc import Iterable
 from dataclasses import field
 from pathlib import Path
 
-from tritoncfg.api import LintResult, lint
+from tritoncfg.api import LintResult, lint, project
 from tritoncfg.checks import LintOptions
 from tritoncfg.checks.selection import PathFilters, RuleSelection
 from tritoncfg.diagnostics import Diagnostic
+from tritoncfg.lintoptions import LintOverrides
 from tritoncfg.record import record
 from tritoncfg.text import parse
 from tritoncfg.text.edits import Edit, EditConflict, apply_edits
@@ -36,6 +37,23 @@ class FixOutcome:
 
 def _fixable(diagnostic: Diagnostic, unsafe: bool) -> bool:
     return diagnostic.fix is not None and (diagnostic.fix.safe or unsafe)
+
+
+def fix_project(
+    paths: Path | str | Iterable[Path | str],
+    overrides: LintOverrides | None = None,
+    *,
+    unsafe: bool = False,
+    config: Path | None = None,
+    isolated: bool = False,
+) -> FixOutcome:
+    """`fix` with the project's settings and the overrides over them, as `tritoncfg lint --fix`
+    reads them (tritoncfg.api.project). Writes nothing. Raises SettingsError or OptionError."""
+    chosen = project(paths, overrides, config=config, isolated=isolated)
+    setup = chosen.setup
+    outcome = fix(chosen.paths, setup.options, setup.selection, setup.filters, unsafe=unsafe)
+    outcome.result.warnings_as_errors = setup.warnings_as_errors
+    return outcome
 
 
 def fix(

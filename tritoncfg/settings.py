@@ -7,7 +7,6 @@ imported only when a configuration exists.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import field
 from pathlib import Path
 from typing import Any
@@ -139,6 +138,8 @@ class Settings:
 
 def _read(path: Path) -> dict[str, Any] | None:
     """The tritoncfg table of a file, or None when the file has none."""
+    import tomllib  # only where there is a file: a lint without one does not pay for it
+
     try:
         with path.open("rb") as handle:
             document = tomllib.load(handle)

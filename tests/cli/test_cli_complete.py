@@ -280,3 +280,18 @@ def test_a_refused_model_does_not_stop_the_others(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert 'name: "good"' in result.stdout and "other" not in result.stdout
     assert "directory name must equal model name" in result.stderr
+
+
+def test_the_projects_settings_decide_a_refusal_as_for_lint(tmp_path: Path) -> None:
+    """`backends` in the settings: a backend the host has is not a refusal (TC120), as in lint."""
+    folder = tmp_path / "models" / "m"
+    (folder / "1").mkdir(parents=True)
+    (folder / "1" / "model.so").write_bytes(b"")
+    (folder / "config.pbtxt").write_text('backend: "mybackend"\nmax_batch_size: 0\n')
+    refused = run("complete", str(folder))
+    assert refused.returncode == 1 and "TC120" in refused.stderr, refused.stderr
+    (tmp_path / "tritoncfg.toml").write_text('backends = ["mybackend"]\ngpus = "none"\n')
+    served = run("complete", str(folder))
+    assert served.returncode == 0, served.stderr
+    assert 'backend: "mybackend"' in served.stdout and "GPUs are unknown" not in served.stderr
+    assert run("complete", str(folder), "--gpus", "bad").returncode == 2  # the option's value

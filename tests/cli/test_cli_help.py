@@ -64,3 +64,36 @@ def test_help_keeps_every_bracketed_text(path: tuple[str, ...], command: Any) ->
     for text in _help_texts(command):
         for bracketed in BRACKETED.findall(text):
             assert _squeezed(bracketed.rstrip(".,);:")) in shown, (path, bracketed)
+
+
+@pytest.mark.parametrize(
+    ("path", "command"), COMMANDS, ids=[" ".join(path) or "tritoncfg" for path, _ in COMMANDS]
+)
+def test_help_at_80_columns_shows_every_option_whole(path: tuple[str, ...], command: Any) -> None:
+    """Rich's table would cut `--model-config-name` to `--model-config-na…` here; Click's
+    layout wraps the text under the option instead. Groups (short options, whole command
+    summaries) stay Rich."""
+    result = CliRunner().invoke(
+        app, [*path, "--help"], env={"NO_COLOR": "1", "COLUMNS": "80"}, terminal_width=80
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert max(len(line) for line in lines) <= 80, result.output
+    assert "…" not in result.output
+    assert ("╭" in result.output) == hasattr(command, "commands")
+    words = set(result.output.replace(",", " ").replace("│", " ").split())
+    for param in command.params:
+        for name in getattr(param, "opts", []) + getattr(param, "secondary_opts", []):
+            if name.startswith("-") and not getattr(param, "hidden", False):
+                assert name in words, (path, name)
+    for text in _help_texts(command):  # bracketed text as written, no escaping backslash
+        for bracketed in BRACKETED.findall(text):
+            assert _squeezed(bracketed.rstrip(".,);:")) in _squeezed(result.output), bracketed
+
+
+def test_wide_help_is_still_rich() -> None:
+    result = CliRunner().invoke(
+        app, ["lint", "--help"], env={"NO_COLOR": "1", "COLUMNS": "120"}, terminal_width=120
+    )
+    assert result.exit_code == 0 and "╭─ Options" in result.output, result.output
+    assert "--model-config-name" in result.output

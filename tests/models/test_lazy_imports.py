@@ -94,15 +94,17 @@ def test_linting_an_onnx_model_never_imports_probe_or_onnxruntime(tmp_path: Path
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stdout + done.stderr
 
 
-def test_linting_one_config_imports_only_the_lint_command_and_no_rich(tmp_path: Path) -> None:
+def test_linting_one_config_imports_only_the_lint_run_and_no_typer_or_rich(tmp_path: Path) -> None:
     make_model(tmp_path, "a", 'backend: "onnxruntime"\nmax_batch_size: 8\n')
     done = lint_then(
         tmp_path / "a" / "config.pbtxt",
-        "assert 'tritoncfg.cli.lint' in sys.modules  # the command really ran\n"
+        "assert 'tritoncfg.cli.lint_core' in sys.modules  # the lint really ran\n"
         "others = ('cli.fmt', 'cli.complete', 'cli.verify', 'cli.probe', 'cli.diff', 'cli.rules',\n"
-        "          'cli.convert', 'cli.new', 'cli.gen', 'gen', 'probe', 'scaffold', 'triton')\n"
+        "          'cli.convert', 'cli.new', 'cli.gen', 'gen', 'probe', 'scaffold', 'triton',\n"
+        "          'cli.app', 'cli.lint')\n"
         "loaded = [m for m in others if 'tritoncfg.' + m in sys.modules]\n"
-        "loaded += [m for m in ('rich', 'pydantic') if m in sys.modules]\n"
+        "libraries = ('typer', 'typer._click', 'click', 'rich', 'pydantic')\n"
+        "loaded += [m for m in libraries if m in sys.modules]\n"
         "assert not loaded, loaded\n",
     )
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stdout + done.stderr

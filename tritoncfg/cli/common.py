@@ -1,4 +1,6 @@
-"""What every command shares: colour choice, the usage-error exit, path checks."""
+"""What every command shares: colour choice, the usage-error exit, path checks.
+
+No Typer here: `tritoncfg lint PATH...` runs without it (cli/main.py), through this module."""
 
 from __future__ import annotations
 
@@ -7,8 +9,6 @@ import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import NoReturn, TextIO
-
-import typer
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -35,7 +35,7 @@ def use_color(color: Color, stream: TextIO) -> bool:
 def fail(message: str) -> NoReturn:
     """A usage or I/O error: one clear line on stderr, exit 2, never a traceback."""
     sys.stderr.write(f"tritoncfg: error: {message}\n")
-    raise typer.Exit(EXIT_USAGE)
+    raise SystemExit(EXIT_USAGE)  # as typer.Exit would: Click lets it through, with its code
 
 
 CLOUD_PREFIXES = ("s3:/", "gs:/", "as:/")  # as a Path writes them: `s3://b` becomes `s3:/b`

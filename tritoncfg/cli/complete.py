@@ -13,6 +13,7 @@ import typer
 from tritoncfg.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, fail, refuse_cloud
 
 if TYPE_CHECKING:
+    from tritoncfg.checks import LintOptions
     from tritoncfg.complete.full import FullCompletion
     from tritoncfg.diagnostics import Diagnostic
     from tritoncfg.models.io import ModelIO, Unknowable
@@ -73,27 +74,26 @@ def complete_command(
     Exit status: 0 completed; 1 Triton would fail to load a model (its error is printed);
     2 usage error, unreadable path, or a config that does not parse.
     """
-    from tritoncfg.cli.lint import parse_gpus
-    from tritoncfg.settings import SettingsError, load_settings
+    from tritoncfg.api import OptionError, SettingsError, project
+    from tritoncfg.lintoptions import LintOverrides
     from tritoncfg.workspace import load
 
     if write:
         refuse_cloud(paths, "complete --write")
     targets = [_target(path, write) for path in paths]
-    try:
-        settings = load_settings(targets[0])
-    except SettingsError as exc:
+    try:  # the project's settings, as lint reads them, with the options over them
+        options = project(targets, LintOverrides(triton_mode=triton_mode, gpus=gpus)).setup.options
+    except (SettingsError, OptionError) as exc:
         fail(str(exc))
-    strict = (triton_mode or settings.get("triton-mode")) == "strict"
-    host = parse_gpus(gpus) if gpus is not None else parse_gpus(settings.get("gpus"))
+    strict = options.triton_mode == "strict"
     workspace = load(targets)
     if not workspace.models:
         fail(f"{paths[0]}: no model directory found")
     status = EXIT_OK
     completed: list[tuple[LoadedModel, ModelConfig]] = []
-    refusals = _refusals(workspace, host, strict, settings.get("model-files") == "optional")
+    refusals = _refusals(workspace, options)
     for loaded in workspace.models:
-        outcome = _complete_one(loaded, host, default_max_batch_size, strict, write)
+        outcome = _complete_one(loaded, options.gpus, default_max_batch_size, strict, write)
         if isinstance(outcome, int):
             status = max(status, outcome)
         elif refusals.get(loaded.name):
@@ -115,19 +115,12 @@ def complete_command(
 _SERVED_PHASES = frozenset({"BEST_PRACTICE", "RUNTIME"})
 
 
-def _refusals(
-    workspace: Workspace, gpus: tuple[int, ...] | None, strict: bool, files_optional: bool
-) -> dict[str, list[Diagnostic]]:
+def _refusals(workspace: Workspace, options: LintOptions) -> dict[str, list[Diagnostic]]:
     """Per model name, the lint errors with which Triton refuses the model (exit 1 means
     Triton would fail to load it): the completion alone does not run every load check."""
-    from tritoncfg.checks import LintOptions, run_checks
+    from tritoncfg.checks import run_checks
     from tritoncfg.diagnostics import Severity
 
-    options = LintOptions(
-        triton_mode="strict" if strict else "default",
-        gpus=gpus,
-        model_files="optional" if files_optional else "required",
-    )
     found: dict[str, list[Diagnostic]] = {}
     for diagnostic in run_checks(workspace, options):
         verdict = diagnostic.triton

@@ -2,30 +2,16 @@
 
 from __future__ import annotations
 
-import sys
+from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from tritoncfg.cli.common import (
-    EXIT_FINDINGS,
-    EXIT_OK,
-    Color,
-    existing_paths,
-    fail,
-    refuse_cloud,
-    use_color,
-)
-
-
-class OutputFormat(StrEnum):
-    text = "text"
-    json = "json"
-    sarif = "sarif"
-    github = "github"
-    junit = "junit"
+from tritoncfg.cli.common import Color, fail
+from tritoncfg.cli.lint_core import LintRequest, OutputFormat, run_lint
+from tritoncfg.lintoptions import LintOverrides
 
 
 class TritonModeOption(StrEnum):
@@ -38,79 +24,22 @@ class ModelFilesOption(StrEnum):
     optional = "optional"
 
 
-def parse_gpus(value: str | list[int] | None) -> tuple[int, ...] | None:
-    if value is None:
-        return None
-    if isinstance(value, list):
-        return tuple(sorted(set(value)))
-    if value.strip().lower() == "none":
-        return ()
-    try:
-        return tuple(sorted({int(part) for part in value.split(",") if part.strip()}))
-    except ValueError:
-        fail(f"--gpus expects a comma-separated list of GPU ids or 'none', got {value!r}")
+def _split(values: list[str] | None) -> tuple[str, ...]:
+    """`--select TC1,TC2 --select TC9` → ("TC1", "TC2", "TC9")."""
+    return tuple(
+        part.strip() for value in values or () for part in value.split(",") if part.strip()
+    )
 
 
-def parse_rate_limit(value: str | None) -> bool | None:
-    if value is None:
-        return None
-    if value not in ("off", "execution_count"):
-        fail(f"--rate-limit expects off or execution_count, got {value!r}")
-    return value == "execution_count"
-
-
-def _gpu_memory(value: str | int | None) -> int | None:
-    if value is None:
-        return None
-    from tritoncfg.units import parse_size
-
-    try:
-        return parse_size(value)
-    except ValueError as exc:
-        fail(f"--gpu-memory: {exc}")
-
-
-def _triton_version(value: str | None) -> str | None:
-    if value is None:
-        return None
-    from tritoncfg.schema.releases import UnknownRelease, find_release
-
-    try:
-        find_release(str(value))
-    except UnknownRelease as exc:
-        fail(f"--triton-version: {exc}")
-    return str(value)
-
-
-def parse_rate_limit_resources(values: list[str] | None) -> tuple[tuple[str, int, int | None], ...]:
-    from tritoncfg.checks.rate_limit_resources import parse_rate_limit_resource
-
-    try:
-        return tuple(parse_rate_limit_resource(value) for value in values or ())
-    except ValueError as exc:
-        fail(f"--rate-limit-resource: {exc}")
-
-
-def _split(values: list[str] | None) -> tuple[str, ...] | None:
-    """`--select TC1,TC2 --select TC9` → ("TC1", "TC2", "TC9"); None when not given."""
-    if values is None:
-        return None
-    return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
-
-
-def _overrides(values: list[str] | None, configured: dict[str, str]) -> dict[str, Any]:
-    from tritoncfg.diagnostics import Severity
-
-    merged = dict(configured)
+def _severities(values: list[str] | None) -> dict[str, str]:
+    """`--severity-override TC901=error` (repeatable) → {"TC901": "error"}."""
+    pairs = {}
     for value in values or []:
         selector, _, severity = value.partition("=")
         if not severity:
             fail(f"--severity-override expects CODE=SEVERITY, got {value!r}")
-        merged[selector.strip()] = severity.strip()
-    try:
-        return {k: Severity(v) for k, v in merged.items()}
-    except ValueError as exc:
-        fail(f"severity override: {exc}; use error, warning or info")
+        pairs[selector.strip()] = severity.strip()
+    return pairs
 
 
 def lint_command(
@@ -245,228 +174,40 @@ def lint_command(
     Exit status: 0 no error findings, 1 error findings (or warnings with --warnings-as-errors),
     2 usage error or unreadable path.
     """
-    from tritoncfg.checks import LintOptions
-    from tritoncfg.checks.registry import TritonMode
-    from tritoncfg.checks.selection import (
-        PathFilters,
-        RuleSelection,
-        SelectorError,
-        check_selectors,
+    raise typer.Exit(run_lint(lint_request(locals())))
+
+
+def lint_request(params: Mapping[str, Any]) -> LintRequest:
+    """The command's parameters, by name, as the request `run_lint` takes: the fast path
+    (cli/main.py) builds the same request for `lint PATH...` (a test holds the two equal)."""
+    overrides = LintOverrides(
+        triton_mode=params["triton_mode"],
+        gpus=params["gpus"],
+        gpu_memory=params["gpu_memory"],
+        model_config_name=params["model_config_name"],
+        backend_dir=params["backend_dir"],
+        rate_limit=params["rate_limit"],
+        rate_limit_resources=tuple(params["rate_limit_resource"] or ()),
+        triton_version=params["triton_version"],
+        model_files=params["model_files"],
+        select=_split(params["select"]),
+        extend_select=_split(params["extend_select"]),
+        ignore=_split(params["ignore"]),
+        severity_overrides=_severities(params["severity_override"]),
+        warnings_as_errors=params["warnings_as_errors"],
+        cache=params["cache"],
     )
-    from tritoncfg.cloud import is_cloud
-    from tritoncfg.settings import SettingsError, load_settings, project_repository
-
-    paths: list[Path | str] = [p if is_cloud(p) else project_repository(Path(p)) for p in raw_paths]
-    local = [p for p in paths if isinstance(p, Path)]
-    existing_paths(local)
-    if apply_fixes or show_diff:
-        refuse_cloud([Path(p) for p in paths if isinstance(p, str)], "lint --fix")
-    try:
-        settings = load_settings(
-            local[0] if local else Path.cwd(), config=config, isolated=isolated
-        )
-    except SettingsError as exc:
-        fail(str(exc))
-    mode: TritonMode = (
-        "strict" if (triton_mode or settings.get("triton-mode")) == "strict" else "default"
+    fixing = params["apply_fixes"] or params["show_diff"]
+    return LintRequest(
+        tuple(params["raw_paths"]),
+        overrides,
+        output_format=params["output_format"],
+        quiet=params["quiet"],
+        statistics=params["statistics"],
+        color=params["color"],
+        config=params["config"],
+        isolated=params["isolated"],
+        fix=("unsafe" if params["unsafe_fixes"] else "safe") if fixing else None,
+        diff=params["show_diff"],
+        jobs=params["jobs"],
     )
-    configured_backend_dir = settings.get("backend-dir")
-    options = LintOptions(
-        triton_mode=mode,
-        gpus=parse_gpus(gpus) if gpus is not None else parse_gpus(settings.get("gpus")),
-        gpu_memory=_gpu_memory(
-            gpu_memory if gpu_memory is not None else settings.get("gpu-memory")
-        ),
-        config_name=model_config_name or settings.get("model-config-name"),
-        rate_limit=parse_rate_limit(rate_limit or settings.get("rate-limit")),
-        rate_limit_resources=parse_rate_limit_resources(
-            rate_limit_resource or settings.get("rate-limit-resource")
-        ),
-        backend_dir=backend_dir
-        or (settings.base / configured_backend_dir if configured_backend_dir else None),
-        triton_version=_triton_version(triton_version or settings.get("triton-version")),
-        model_files="optional"
-        if (model_files or settings.get("model-files")) == "optional"
-        else "required",
-        backends=tuple(settings.get("backends", [])),
-        repo_agents=tuple(settings.get("repo-agents", [])),
-    )
-    cli_select = (*(_split(select) or ()), *(_split(extend_select) or ()))
-    selection = RuleSelection(
-        select=_split(select) or tuple(settings.get("select", ["ALL"])),
-        extend_select=(*settings.get("extend-select", []), *(_split(extend_select) or ())),
-        # a rule named on the command line is not ignored by the configuration file
-        ignore=(
-            *(s for s in settings.get("ignore", []) if s not in cli_select),
-            *(_split(ignore) or ()),
-        ),
-        severity_overrides=_overrides(severity_override, settings.get("severity-overrides", {})),
-    )
-    filters = PathFilters(
-        base=settings.base,
-        exclude=tuple(settings.get("exclude", [])),
-        per_path_ignores={k: tuple(v) for k, v in settings.get("per-path-ignores", {}).items()},
-    )
-    try:
-        check_selectors(selection.selectors())
-        for selectors in filters.per_path_ignores.values():
-            check_selectors(selectors)
-    except SelectorError as exc:
-        fail(str(exc))
-    if apply_fixes or show_diff:
-        result = _fix(paths, options, selection, filters, unsafe=unsafe_fixes, diff_only=show_diff)
-        if show_diff:
-            raise typer.Exit(EXIT_FINDINGS if result else EXIT_OK)
-        assert not isinstance(result, bool)
-    else:
-        cached = cache if cache is not None else settings.get("cache", True)
-        cache_dir = settings.base / ".tritoncfg_cache" if cached and local == paths else None
-        result = _lint(paths, options, selection, filters, jobs, cache_dir)
-    strict_exit = (
-        warnings_as_errors
-        if warnings_as_errors is not None
-        else settings.get("warnings-as-errors", False)
-    )
-    _render(
-        output_format,
-        result,
-        quiet=quiet,
-        color=color,
-        statistics=statistics,
-        warnings_as_errors=strict_exit,
-    )
-    from tritoncfg.diagnostics import Severity
-
-    failing = result.has_errors or (strict_exit and result.count(Severity.WARNING) > 0)
-    raise typer.Exit(EXIT_FINDINGS if failing else EXIT_OK)
-
-
-def _lint(
-    paths: list[Path | str],
-    options: Any,
-    selection: Any,
-    filters: Any,
-    jobs: int | None,
-    cache_dir: Path | None,
-) -> Any:
-    """The lint, with a cloud repository that cannot be read reported as a usage error."""
-    from tritoncfg.api import lint
-    from tritoncfg.cloud.url import CloudUrlError
-
-    try:
-        return lint(paths, options, selection, filters, jobs=jobs, cache_dir=cache_dir)
-    except CloudUrlError as error:
-        fail(str(error))
-    except Exception as error:
-        from tritoncfg.cloud.stage import CloudError
-
-        if isinstance(error, CloudError):
-            fail(str(error))
-        raise
-
-
-def _fix(
-    paths: list[Path | str],
-    options: Any,
-    selection: Any,
-    filters: Any,
-    *,
-    unsafe: bool,
-    diff_only: bool,
-) -> Any:
-    """Apply fixes (or print them as a diff). Returns the lint of the fixed files, or, with
-    `diff_only`, whether anything would change."""
-    import difflib
-
-    from tritoncfg.atomic import write_atomic
-    from tritoncfg.fixer import fix
-
-    outcome = fix(paths, options, selection, filters, unsafe=unsafe)
-    for path in outcome.changed:
-        if diff_only:
-            before, after = outcome.before[path], outcome.after[path]
-            sys.stdout.writelines(
-                difflib.unified_diff(before.splitlines(True), after.splitlines(True), path, path)
-            )
-        else:
-            try:
-                write_atomic(Path(path), outcome.after[path])
-            except OSError as exc:  # the file is left as it was
-                fail(f"{path}: cannot write the fixes: {exc.strerror or exc}")
-    if diff_only:
-        return bool(outcome.changed)
-    remaining = sum(1 for d in outcome.result.diagnostics if d.fix is not None)
-    hint = f"; {remaining} more with --unsafe-fixes" if remaining and not unsafe else ""
-    fixed, files = len(outcome.applied), len(outcome.changed)
-    sys.stderr.write(
-        f"Fixed {fixed} finding{'s' if fixed != 1 else ''} in {files} file{'s' if files != 1 else ''}{hint}.\n"
-    )
-    return outcome.result
-
-
-def _relative(result: Any) -> None:
-    """Paths under the working directory are shown relative to it, as ruff and git do."""
-    import dataclasses
-    import os
-
-    cwd = Path.cwd()
-
-    def show(path: str) -> str:
-        return os.path.relpath(path, cwd) if Path(path).is_relative_to(cwd) else path
-
-    result.diagnostics = [dataclasses.replace(d, path=show(d.path)) for d in result.diagnostics]
-    result.sources = {show(p): text for p, text in result.sources.items()}
-    result.file_paths = [show(p) for p in result.file_paths]
-
-
-def _render(
-    output_format: OutputFormat,
-    result: Any,
-    *,
-    quiet: bool,
-    color: Color,
-    statistics: bool,
-    warnings_as_errors: bool,
-) -> None:
-    out = sys.stdout
-    if output_format is not OutputFormat.sarif:
-        _relative(result)
-    if output_format is OutputFormat.json:
-        from tritoncfg.report.json import render_json
-
-        out.write(render_json(result.diagnostics, files=result.files, models=result.models) + "\n")
-    elif output_format is OutputFormat.sarif:
-        from tritoncfg.checks import RULES
-        from tritoncfg.report.sarif import render_sarif
-
-        out.write(render_sarif(result.diagnostics, RULES.values(), root=Path.cwd()) + "\n")
-    elif output_format is OutputFormat.github:
-        from tritoncfg.report.github import render_github
-
-        out.write(render_github(result.diagnostics))
-    elif output_format is OutputFormat.junit:
-        from tritoncfg.report.junit import render_junit
-
-        out.write(
-            render_junit(
-                result.diagnostics,
-                files=result.file_paths,
-                warnings_as_errors=warnings_as_errors,
-            )
-            + "\n"
-        )
-    else:
-        from tritoncfg.report.text import render_statistics, render_text
-
-        painted = use_color(color, out)
-        render_text(
-            out,
-            result.diagnostics,
-            result.sources,
-            files=result.files,
-            models=result.models,
-            color=painted,
-            summary=not quiet,
-        )
-        if statistics:
-            render_statistics(out, result.diagnostics)

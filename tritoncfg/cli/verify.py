@@ -12,7 +12,6 @@ from typing import Annotated, Any
 import typer
 
 from tritoncfg.cli.common import Color, existing_paths, fail, use_color
-from tritoncfg.cli.lint import parse_gpus, parse_rate_limit, parse_rate_limit_resources
 
 EXIT_SERVER = 3  # no server could be found, started or reached
 EXIT_INTERRUPTED = 130
@@ -125,17 +124,27 @@ def verify_command(
     (path,) = existing_paths([path])
     if backend_dir is not None and not backend_dir.is_dir():
         fail(f"--backend-dir {backend_dir}: not a directory")
-    options = VerifyOptions(
-        tritonserver=tritonserver,
-        backend_dir=backend_dir.resolve() if backend_dir is not None else None,
-        triton_mode="strict" if triton_mode is VerifyMode.strict else "default",
-        gpus=parse_gpus(gpus),
-        startup_timeout=startup_timeout,
-        load_timeout=load_timeout,
-        config_name=model_config_name,
-        rate_limit=bool(parse_rate_limit(rate_limit)),
-        rate_limit_resources=parse_rate_limit_resources(rate_limit_resource),
+    from tritoncfg.lintoptions import (
+        OptionError,
+        parse_gpus,
+        parse_rate_limit,
+        parse_rate_limit_resources,
     )
+
+    try:
+        options = VerifyOptions(
+            tritonserver=tritonserver,
+            backend_dir=backend_dir.resolve() if backend_dir is not None else None,
+            triton_mode="strict" if triton_mode is VerifyMode.strict else "default",
+            gpus=parse_gpus(gpus),
+            startup_timeout=startup_timeout,
+            load_timeout=load_timeout,
+            config_name=model_config_name,
+            rate_limit=bool(parse_rate_limit(rate_limit)),
+            rate_limit_resources=parse_rate_limit_resources(rate_limit_resource),
+        )
+    except OptionError as exc:
+        fail(str(exc))
     try:
         with _Progress() as progress:
             report = verify(path, options, progress)

@@ -1,0 +1,194 @@
+"""`tritoncfg lint` once its options are parsed: one API call, the render, the exit status.
+
+Free of Typer, Click and Rich: the Typer command (cli/lint.py) and the pre-commit fast path
+(cli/main.py) both run `run_lint`, so the two cannot differ. The settings merge is the API's
+(tritoncfg.lintoptions); this module only turns its errors into usage errors and prints.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from tritoncfg.cli.common import EXIT_FINDINGS, EXIT_OK, Color, fail, refuse_cloud, use_color
+from tritoncfg.cloud.url import is_cloud
+from tritoncfg.lintoptions import LintOverrides
+from tritoncfg.record import record
+
+if TYPE_CHECKING:
+    from tritoncfg.api import LintResult
+    from tritoncfg.fixer import FixOutcome
+
+
+class OutputFormat(StrEnum):
+    text = "text"
+    json = "json"
+    sarif = "sarif"
+    github = "github"
+    junit = "junit"
+
+
+@record(frozen=True)
+class LintRequest:
+    """A `tritoncfg lint` command line, parsed. The defaults are the command's."""
+
+    paths: tuple[str, ...]
+    overrides: LintOverrides = LintOverrides()
+    output_format: OutputFormat = OutputFormat.text
+    quiet: bool = False
+    statistics: bool = False
+    color: Color = Color.auto
+    config: Path | None = None
+    isolated: bool = False
+    fix: Literal["safe", "unsafe"] | None = None  # --fix, --unsafe-fixes
+    diff: bool = False  # --diff: print the fixes, change nothing
+    jobs: int | None = None
+
+
+def run_lint(request: LintRequest) -> int:
+    """Lint (or fix), print, and return the exit status; a usage error exits 2 (common.fail)."""
+    if request.fix or request.diff:
+        refuse_cloud([Path(p) for p in request.paths if is_cloud(p)], "lint --fix")
+        outcome = _fix(request)
+        changed = _apply_fixes(outcome, diff_only=request.diff, unsafe=request.fix == "unsafe")
+        if request.diff:
+            return EXIT_FINDINGS if changed else EXIT_OK
+        result = outcome.result
+    else:
+        result = _lint(request)
+    _render(request, result)
+    return EXIT_FINDINGS if result.failed else EXIT_OK
+
+
+def _lint(request: LintRequest) -> LintResult:
+    """The one API call; the errors it raises for bad input become one line and exit 2."""
+    from tritoncfg.api import lint_project
+
+    try:
+        return lint_project(
+            request.paths,
+            request.overrides,
+            config=request.config,
+            isolated=request.isolated,
+            jobs=request.jobs,
+        )
+    except Exception as error:
+        _fail_on_usage_error(error)
+        raise
+
+
+def _fix(request: LintRequest) -> FixOutcome:
+    from tritoncfg.fixer import fix_project
+
+    try:
+        return fix_project(
+            request.paths,
+            request.overrides,
+            unsafe=request.fix == "unsafe",
+            config=request.config,
+            isolated=request.isolated,
+        )
+    except Exception as error:
+        _fail_on_usage_error(error)
+        raise
+
+
+def _fail_on_usage_error(error: Exception) -> None:
+    """Settings, option values and cloud URLs that cannot be used: one line, exit 2."""
+    from tritoncfg.cloud.url import CloudUrlError
+    from tritoncfg.lintoptions import OptionError
+    from tritoncfg.settings import SettingsError
+
+    if isinstance(error, SettingsError | OptionError | CloudUrlError):
+        fail(str(error))
+    from tritoncfg.cloud.stage import CloudError
+
+    if isinstance(error, CloudError):
+        fail(str(error))
+
+
+def _apply_fixes(outcome: FixOutcome, *, diff_only: bool, unsafe: bool) -> bool:
+    """Write the fixes (or print them as a diff); whether anything changes."""
+    import difflib
+
+    from tritoncfg.atomic import write_atomic
+
+    for path in outcome.changed:
+        if diff_only:
+            before, after = outcome.before[path], outcome.after[path]
+            sys.stdout.writelines(
+                difflib.unified_diff(before.splitlines(True), after.splitlines(True), path, path)
+            )
+        else:
+            try:
+                write_atomic(Path(path), outcome.after[path])
+            except OSError as exc:  # the file is left as it was
+                fail(f"{path}: cannot write the fixes: {exc.strerror or exc}")
+    if not diff_only:
+        remaining = sum(1 for d in outcome.result.diagnostics if d.fix is not None)
+        hint = f"; {remaining} more with --unsafe-fixes" if remaining and not unsafe else ""
+        fixed, files = len(outcome.applied), len(outcome.changed)
+        sys.stderr.write(
+            f"Fixed {fixed} finding{'s' if fixed != 1 else ''} in {files} file{'s' if files != 1 else ''}{hint}.\n"
+        )
+    return bool(outcome.changed)
+
+
+def _relative(result: LintResult) -> None:
+    """Paths under the working directory are shown relative to it, as ruff and git do."""
+    import dataclasses
+    import os
+
+    cwd = Path.cwd()
+
+    def show(path: str) -> str:
+        return os.path.relpath(path, cwd) if Path(path).is_relative_to(cwd) else path
+
+    result.diagnostics = [dataclasses.replace(d, path=show(d.path)) for d in result.diagnostics]
+    result.sources = {show(p): text for p, text in result.sources.items()}
+    result.file_paths = [show(p) for p in result.file_paths]
+
+
+def _render(request: LintRequest, result: LintResult) -> None:
+    out = sys.stdout
+    output_format = request.output_format
+    if output_format is not OutputFormat.sarif:
+        _relative(result)
+    if output_format is OutputFormat.json:
+        from tritoncfg.report.json import render_json
+
+        out.write(render_json(result.diagnostics, files=result.files, models=result.models) + "\n")
+    elif output_format is OutputFormat.sarif:
+        from tritoncfg.checks import RULES
+        from tritoncfg.report.sarif import render_sarif
+
+        out.write(render_sarif(result.diagnostics, RULES.values(), root=Path.cwd()) + "\n")
+    elif output_format is OutputFormat.github:
+        from tritoncfg.report.github import render_github
+
+        out.write(render_github(result.diagnostics))
+    elif output_format is OutputFormat.junit:
+        from tritoncfg.report.junit import render_junit
+
+        junit = render_junit(
+            result.diagnostics,
+            files=result.file_paths,
+            warnings_as_errors=result.warnings_as_errors,
+        )
+        out.write(junit + "\n")
+    else:
+        from tritoncfg.report.text import render_statistics, render_text
+
+        render_text(
+            out,
+            result.diagnostics,
+            result.sources,
+            files=result.files,
+            models=result.models,
+            color=use_color(request.color, out),
+            summary=not request.quiet,
+        )
+        if request.statistics:
+            render_statistics(out, result.diagnostics)

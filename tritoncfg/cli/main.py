@@ -1,0 +1,43 @@
+"""The `tritoncfg` console script (and `python -m tritoncfg`).
+
+`tritoncfg lint PATH...` with no option at all is how pre-commit calls the hook, once per commit:
+that shape runs `run_lint` (cli/lint_core.py) with the command's defaults, without importing
+Typer, Click or Rich (about a quarter of a one-config run). The Typer command runs the same
+`run_lint`, so the output is the same byte for byte. Any other command line (an option, help,
+no path, shell completion) goes to the Typer app, which parses and reports it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def plain_lint(args: list[str]) -> bool:
+    """`lint PATH...`: no option, at least one path, and no shell-completion request."""
+    return (
+        len(args) >= 2
+        and args[0] == "lint"
+        and not any(arg.startswith("-") for arg in args[1:])
+        and not any(name.endswith("_COMPLETE") for name in os.environ)
+    )
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    if not plain_lint(args):
+        from tritoncfg.cli.app import app
+
+        app()
+        return
+    from tritoncfg.cli.lint_core import LintRequest, run_lint
+
+    try:
+        status = run_lint(LintRequest(tuple(args[1:])))
+    except KeyboardInterrupt:  # as Typer's main: no traceback
+        status = 130
+    except BrokenPipeError:  # `tritoncfg lint ... | head`: as Typer's main
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        status = 1
+    sys.exit(status)
