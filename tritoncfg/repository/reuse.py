@@ -1,9 +1,14 @@
 """Reusing a model directory's scan while its directories and files are unchanged (the lint cache).
 
 Listing a directory costs far more than a `stat`. A scan is reused when every directory it listed
-has the same modification time (a directory's mtime changes whenever an entry is added, removed
-or renamed) and every file it listed the same size and modification time. Models with a
-symlink, or that could not be listed, are always scanned again.
+has the same stamp (modification and status-change times, inode: a directory's mtime changes
+whenever an entry is added, removed or renamed) and every file it listed the same stamp and size.
+Models with a symlink, or that could not be listed, are always scanned again.
+
+A stamp is trusted only when it is *settled*: older than the run that recorded it by more than
+`SETTLE_NS`. A directory or file changed within a timestamp tick of being read can change again
+without its times moving (git's "racily clean" entries); such a directory is listed again, and
+such a config read again.
 """
 
 from __future__ import annotations
@@ -15,7 +20,21 @@ from typing import Any
 from tritoncfg.repository.model import Entry, IgnoredDir, LayoutIssue, ModelDir, Version
 from tritoncfg.repository.scan import ConfigChoice, scan_model
 
-Signature = list[list[Any]]  # [path, mtime_ns, size or -1 for a directory]
+Signature = list[list[Any]]  # rows of `stamp`: [path, mtime_ns, ctime_ns, size or -1, inode]
+# How long after a change a stamp is trusted: above the timestamp granularity of the common file
+# systems (a kernel tick on ext4, 1 s on HFS+, 2 s on FAT) and a little clock skew.
+SETTLE_NS = 3_000_000_000
+
+
+def stamp(path: str, *, is_dir: bool) -> list[Any]:
+    """[path, mtime_ns, ctime_ns, size (-1 for a directory), inode]. Raises OSError."""
+    info = os.stat(path)
+    return [path, info.st_mtime_ns, info.st_ctime_ns, -1 if is_dir else info.st_size, info.st_ino]
+
+
+def settled(row: list[Any], trusted_before: int) -> bool:
+    """Whether a stamp was recorded long enough after its last change to be trusted."""
+    return bool(max(row[1], row[2]) < trusted_before)
 
 
 def _listed(model: ModelDir) -> tuple[list[Path], list[Entry]]:
@@ -32,27 +51,27 @@ def signature(model: ModelDir) -> Signature | None:
     dirs, entries = _listed(model)
     if any(e.is_symlink for e in entries):
         return None
-    found: Signature = []
     try:
-        for path in dirs:
-            found.append([str(path), os.stat(path).st_mtime_ns, -1])
+        found: Signature = [stamp(str(path), is_dir=True) for path in dirs]
         files = {str(e.path) for e in entries if e.is_file}
         files.update(str(p) for p in model.alternative_configs)  # configs/*.pbtxt
-        for name in sorted(files):
-            info = os.stat(name)
-            found.append([name, info.st_mtime_ns, info.st_size])
+        if model.config_exists:
+            files.add(str(model.config_path))
+        found += [stamp(name, is_dir=False) for name in sorted(files)]
     except OSError:
         return None
     return found
 
 
-def unchanged(recorded: Signature) -> bool:
+def unchanged(recorded: Signature, trusted_before: int) -> bool:
+    """Whether every stamp is the same now, and every directory's settled (its listing holds)."""
     try:
-        for path, mtime, size in recorded:
-            info = os.stat(path)
-            if info.st_mtime_ns != mtime or (size != -1 and info.st_size != size):
+        for row in recorded:
+            if stamp(row[0], is_dir=row[3] == -1) != row:
                 return False
-    except OSError:
+            if row[3] == -1 and not settled(row, trusted_before):
+                return False
+    except (OSError, TypeError, IndexError):
         return False
     return True
 
@@ -107,8 +126,9 @@ class ScanReuse:
     """`scan_model`, answered from `previous` scans whose directories and files are unchanged;
     `now` collects this run's scans (to be kept for the next)."""
 
-    def __init__(self, previous: dict[str, Any]) -> None:
+    def __init__(self, previous: dict[str, Any], trusted_before: int = 0) -> None:
         self.previous = previous
+        self.trusted_before = trusted_before  # stamps settled before this are trusted
         self.now: dict[str, Any] = {}
         self.reused = 0
         self._signatures: dict[str, Signature] = {}  # model dir -> its signature, this run
@@ -124,7 +144,7 @@ class ScanReuse:
         old = self.previous.get(key)
         if isinstance(old, dict):
             try:
-                if unchanged(old["signature"]):
+                if unchanged(old["signature"], self.trusted_before):
                     found = decode(old)
                     self.now[key] = old
                     self.reused += 1
