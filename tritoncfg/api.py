@@ -20,7 +20,7 @@ from tritoncfg.lintrun import LintJob, Selected, SourceTexts, lint_selected
 from tritoncfg.record import record
 from tritoncfg.repository import ModelDir, Repository, discover_many
 from tritoncfg.text import ParsedConfig, parse
-from tritoncfg.workspace import Workspace, add_dependents, load_model
+from tritoncfg.workspace import LoadedModel, Workspace, add_dependents, load_model
 from tritoncfg.workspace import load as load_workspace
 
 
@@ -172,7 +172,8 @@ def _dependents(
     is reported in the same run."""
     if not chosen or not any(r.context_names for r in repositories):
         return []  # whole repositories are checked already
-    loaded = [load_model(m, r, job.overrides) for r, m in chosen]
+    # the chosen models count by name only: their configs are not read here (lint reads them)
+    loaded = [LoadedModel(m, r) for r, m in chosen]
     workspace = Workspace(repositories, [*loaded], dict(job.overrides), job.options.config_name)
     add_dependents(workspace, lambda d: not job.filters.excluded(d.path))
     return [(m.repository, m.dir) for m in workspace.models[len(loaded) :]]
