@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from tritoncfg import __version__
+from tritoncfg.diagnostics import Diagnostic
 from tritoncfg.lintcache.codec import decode, digest, encode
 from tritoncfg.lintcache.replay import paths_stamps, record_replay, validate
 from tritoncfg.lintrun import LintJob, ModelOutcome, Selected, SourceTexts
@@ -91,6 +92,8 @@ class LintCache:
         self._signatures: dict[tuple[str, str], Signature | None] = {}
         self._configs: dict[str, Any] = {}  # config path -> [its stamp, its checksum key]
         self._loaded: dict[str, Any] | None = None
+        self._hits: dict[str, Any] = {}  # the entries used, by name
+        self._rows: dict[int, tuple[Diagnostic, list[Any]]] = {}  # id -> a cached finding, its row
         self._scans: ScanReuse | None = None
 
     def replay(self) -> dict[str, Any] | None:
@@ -174,8 +177,11 @@ class LintCache:
                 return None
             if [encode(d) for d in selected.routed] != entry["routed"]:
                 return None
-            diagnostics = [decode(row) for row in entry["diagnostics"]]
+            rows = entry["diagnostics"]
+            diagnostics = [decode(row) for row in rows]
             self.hits += 1
+            self._hits[_entry_name(selected)] = entry  # stored again as it is
+            self._rows.update((id(d), (d, row)) for d, row in zip(diagnostics, rows, strict=True))
             sources = SourceTexts(on_disk=[str(p) for p in entry["sources"]])
             return ModelOutcome(diagnostics, sources, bool(entry["linted"]), tuple(entry["direct"]))
         except (KeyError, TypeError, ValueError, IndexError):
@@ -193,9 +199,13 @@ class LintCache:
         direct = {(str(s.repository.root), s.dir.name): o.deps for s, o in pairs}
         models: dict[str, Any] = {}
         for selected, outcome in pairs:
+            name = _entry_name(selected)
+            if name in self._hits:  # its key and its dependencies' keys are unchanged
+                models[name] = self._hits[name]
+                continue
             root = str(selected.repository.root)
             closure = _closure(direct, root, selected.dir.name, outcome.deps)
-            models[_entry_name(selected)] = {
+            models[name] = {
                 "own": self.own(selected.repository, selected.dir.name),
                 "deps": {name: self.own(selected.repository, name) for name in sorted(closure)},
                 "direct": list(outcome.deps),
@@ -213,7 +223,7 @@ class LintCache:
             with contextlib.suppress(OSError):
                 self.replay_file.unlink(missing_ok=True)
         else:
-            replay = record_replay(self.run, self.started, stamps, configs, result)
+            replay = record_replay(self.run, self.started, stamps, configs, result, self._rows)
             self._write_json(self.replay_file, replay)
 
     def _write_json(self, path: Path, content: dict[str, Any]) -> None:

@@ -61,8 +61,10 @@ def record_replay(
     stamps: list[list[Any]],
     configs: Mapping[str, str],
     result: dict[str, Any],
+    rows: Mapping[int, tuple[Diagnostic, list[Any]]],
 ) -> dict[str, Any]:
-    """The replay file's content. `result`: the LintResult's fields, `diagnostics` as Diagnostic."""
+    """The replay file's content. `result`: the LintResult's fields, `diagnostics` as Diagnostic;
+    `rows`: findings read from the cache with their JSON rows, by `id` (not encoded again)."""
     wanted = {row[0] for row in stamps}
     return {
         "run": run,
@@ -71,10 +73,15 @@ def record_replay(
         "configs": {path: key for path, key in configs.items() if path in wanted},
         "result": {
             **result,
-            "diagnostics": [encode(d) for d in result["diagnostics"]],
+            "diagnostics": [_row(d, rows) for d in result["diagnostics"]],
             "sources": sorted(result["sources"]),
         },
     }
+
+
+def _row(d: Diagnostic, rows: Mapping[int, tuple[Diagnostic, list[Any]]]) -> list[Any]:
+    known = rows.get(id(d))
+    return known[1] if known is not None and known[0] is d else encode(d)
 
 
 def validate(content: Any, run: str) -> tuple[dict[str, Any], bool] | None:
