@@ -242,3 +242,21 @@ def test_a_root_with_a_symlink_is_never_replayed(tmp_path: Path) -> None:
     again = lint(root, cache_dir=_cache(tmp_path))
     assert not again.replayed and again.relinted == []
     assert again.diagnostics == first.diagnostics
+
+
+def test_cli_text_output_of_a_replay_shows_the_same_snippets(tmp_path: Path) -> None:
+    from clikit import run
+
+    root = write_repository(tmp_path / "repo", 14)
+    first = run("lint", "repo", "--format", "text", cwd=tmp_path)
+    _settle(_cache(tmp_path))
+    recorded = {path: path.read_bytes() for path in _cache(tmp_path).glob("*-*.json")}
+    again = run("lint", "repo", "--format", "text", cwd=tmp_path)
+    # replayed: nothing linted, so nothing written (a model-by-model run rewrites its file)
+    assert {path: path.read_bytes() for path in _cache(tmp_path).glob("*-*.json")} == recorded
+
+    assert first.returncode == again.returncode == 1, first.stderr
+    assert again.stdout == first.stdout == run("lint", "repo", "--no-cache", cwd=tmp_path).stdout
+    assert "repo/m0001/config.pbtxt:2:1: TC903" in again.stdout
+    assert "2 | max_batch_size: 8" in again.stdout  # the snippet, from the config read lazily
+    assert root.is_dir() and len(list(_cache(tmp_path).glob("replay-*.json"))) == 1
