@@ -125,6 +125,8 @@ def _lint(
     repositories = discover_many(
         items, config_name=options.config_name, **({"scan_one": cache.scans} if cache else {})
     )
+    if cache is not None and any(_holds(r.root, cache.directory) for r in repositories):
+        cache = None  # in a repository, Triton would poll the cache directory as a model
     chosen = [
         (repository, model)
         for repository in repositories
@@ -160,6 +162,14 @@ def _lint(
         recorded = {name: getattr(result, name) for name in fields}
         cache.store(repositories, zip(selected, done, strict=True), {**recorded, "relinted": []})
     return result
+
+
+def _holds(root: Path, directory: Path) -> bool:
+    """Whether `directory` is inside `root` (where writing it would change what is linted)."""
+    try:
+        return directory.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):
+        return True
 
 
 def _dependents(

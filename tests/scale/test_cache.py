@@ -260,3 +260,16 @@ def test_cli_text_output_of_a_replay_shows_the_same_snippets(tmp_path: Path) -> 
     assert "repo/m0001/config.pbtxt:2:1: TC903" in again.stdout
     assert "2 | max_batch_size: 8" in again.stdout  # the snippet, from the config read lazily
     assert root.is_dir() and len(list(_cache(tmp_path).glob("replay-*.json"))) == 1
+
+
+def test_no_cache_is_written_inside_the_linted_repository(tmp_path: Path) -> None:
+    """Triton polls every directory of the root as a model: a cache there would be one (TC101),
+    and one inside a model directory would change it."""
+    root = write_repository(tmp_path / "repo", 14)
+    for inside in (root / ".tritoncfg_cache", root / model_name(1) / ".tritoncfg_cache"):
+        first = lint(root, cache_dir=inside)
+        again = lint(root, cache_dir=inside)
+        assert not inside.exists()
+        assert len(again.relinted) == 14 and again.diagnostics == first.diagnostics
+    assert not any(d.code == "TC101" for d in again.diagnostics)
+    assert lint(root, cache_dir=_cache(tmp_path)).relinted and _cache(tmp_path).is_dir()
