@@ -13,11 +13,20 @@ such a config read again.
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from typing import Any
 
-from tritoncfg.repository.model import Entry, IgnoredDir, LayoutIssue, ModelDir, Version
+from tritoncfg.repository.model import (
+    INITIAL_STATE_DIRNAME,
+    WARMUP_DIRNAME,
+    Entry,
+    IgnoredDir,
+    LayoutIssue,
+    ModelDir,
+    Version,
+)
 from tritoncfg.repository.scan import ConfigChoice, scan_model
 
 Signature = list[list[Any]]  # rows of `stamp`: [path, mtime_ns, ctime_ns, size or -1, inode]
@@ -76,12 +85,22 @@ def unchanged(recorded: Signature, trusted_before: int) -> bool:
     return True
 
 
-def _entry(e: Entry) -> list[Any]:
-    return [e.name, str(e.path), e.is_dir, e.is_file, e.is_symlink, e.size, e.outside_root]
+def _entries_json(entries: tuple[Entry, ...], parent: Path | None) -> list[Any]:
+    """Rows without the path where it is `parent/name` (as listing makes it): rebuilding each
+    path from its parent is the most of reading a scan back."""
+    prefix = None if parent is None else f"{parent}{os.sep}"
+    return [
+        [e.name, e.is_dir, e.is_file, e.is_symlink, e.size, e.outside_root,
+         None if prefix is not None and str(e.path) == prefix + e.name else str(e.path)]
+        for e in entries
+    ]  # fmt: skip
 
 
-def _entries(rows: list[Any]) -> tuple[Entry, ...]:
-    return tuple(Entry(n, Path(p), d, f, s, z, o) for n, p, d, f, s, z, o in rows)
+def _entries(rows: list[Any], parent: Path | None) -> tuple[Entry, ...]:
+    return tuple(
+        Entry(n, parent / n if p is None and parent is not None else Path(p), d, f, s, z, o)
+        for n, d, f, s, z, o, p in rows
+    )
 
 
 def _path(value: str | None) -> Path | None:
@@ -89,34 +108,62 @@ def _path(value: str | None) -> Path | None:
 
 
 def encode(model: ModelDir, issues: tuple[LayoutIssue, ...]) -> dict[str, Any]:
+    path = model.path
     return {
         "model": [
-            model.name, str(model.path), str(model.root), model.accessible, str(model.config_path),
+            model.name, str(path), str(model.root), model.accessible, str(model.config_path),
             model.config_name, model.config_exists, [str(p) for p in model.alternative_configs],
-            [_entry(e) for e in model.entries], list(model.subdirs_sorted),
+            _entries_json(model.entries, path), list(model.subdirs_sorted),
             None if model.detection_dir is None else str(model.detection_dir),
-            [_entry(e) for e in model.detection_entries],
-            [[v.number, v.dirname, str(v.path), [_entry(e) for e in v.entries], list(v.aliases)]
+            _entries_json(model.detection_entries, model.detection_dir),
+            [[v.number, v.dirname, str(v.path), _entries_json(v.entries, v.path), list(v.aliases)]
              for v in model.versions],
             [[i.name, i.cause, i.reason] for i in model.ignored_version_dirs],
-            [_entry(e) for e in model.warmup_entries],
-            [_entry(e) for e in model.initial_state_entries],
+            _entries_json(model.warmup_entries, path / WARMUP_DIRNAME),
+            _entries_json(model.initial_state_entries, path / INITIAL_STATE_DIRNAME),
             None if model.real_path is None else str(model.real_path),
         ],
         "issues": [[i.kind, str(i.path), i.detail, i.model] for i in issues],
     }  # fmt: skip
 
 
+class _Paths:
+    """The paths of one scan that its listing holds already (subdirectories, the config),
+    taken from there rather than built again."""
+
+    def __init__(self, path: str, entries: tuple[Entry, ...]) -> None:
+        self.path = path
+        self.by_name = {e.name: e.path for e in entries}
+
+    def __call__(self, value: str | None) -> Path | None:
+        if value is None:
+            return None
+        parent, _, name = value.rpartition(os.sep)
+        known = self.by_name.get(name) if parent == self.path else None
+        return known if known is not None else Path(value)
+
+
+@functools.lru_cache(maxsize=16)
+def _root(value: str) -> Path:
+    return Path(value)
+
+
 def decode(data: dict[str, Any]) -> tuple[ModelDir, tuple[LayoutIssue, ...]]:
     (name, path, root, accessible, config, config_name, exists, alternatives, entries, subdirs,
      detection, detection_entries, versions, ignored, warmup, initial, real) = data["model"]  # fmt: skip
+    model_path = Path(path)
+    listed = _entries(entries, model_path)
+    known = _Paths(path, listed)
+    detection_dir = known(detection)
     model = ModelDir(
-        name, Path(path), Path(root), accessible, Path(config), config_name, exists,
-        tuple(Path(p) for p in alternatives), _entries(entries), tuple(subdirs), _path(detection),
-        _entries(detection_entries),
-        tuple(Version(n, d, Path(p), _entries(e), tuple(a)) for n, d, p, e, a in versions),
-        tuple(IgnoredDir(n, c, r) for n, c, r in ignored), _entries(warmup), _entries(initial),
-        _path(real),
+        name, model_path, _root(root), accessible, known(config) or Path(config),
+        config_name, exists, tuple(Path(p) for p in alternatives), listed, tuple(subdirs),
+        detection_dir, _entries(detection_entries, detection_dir),
+        tuple(Version(n, d, v, _entries(e, v), tuple(a))
+              for n, d, v, e, a in ((n, d, known(p) or Path(p), e, a) for n, d, p, e, a in versions)),
+        tuple(IgnoredDir(n, c, r) for n, c, r in ignored),
+        _entries(warmup, model_path / WARMUP_DIRNAME) if warmup else (),
+        _entries(initial, model_path / INITIAL_STATE_DIRNAME) if initial else (), _path(real),
     )  # fmt: skip
     issues = tuple(LayoutIssue(k, Path(p), d, m) for k, p, d, m in data["issues"])
     return model, issues
