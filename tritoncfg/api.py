@@ -23,12 +23,12 @@ from tritoncfg.cloud.url import is_cloud
 from tritoncfg.diagnostics import Diagnostic, Severity
 from tritoncfg.lintcache import LintCache
 from tritoncfg.lintoptions import LintOverrides, LintSetup, OptionError, lint_setup
-from tritoncfg.lintrun import LintJob, Selected, lint_selected
+from tritoncfg.lintrun import LintJob, Selected, SourceTexts, lint_selected
 from tritoncfg.record import record
 from tritoncfg.repository import ModelDir, Repository, discover_many
 from tritoncfg.settings import SettingsError, load_settings, project_repository
 from tritoncfg.text import ParsedConfig, parse
-from tritoncfg.workspace import Workspace, add_dependents, load_model
+from tritoncfg.workspace import LoadedModel, Workspace, add_dependents, load_model
 from tritoncfg.workspace import load as load_workspace
 
 
@@ -37,10 +37,11 @@ class LintResult:
     diagnostics: list[Diagnostic]
     files: int
     models: int
-    sources: dict[str, str] = field(default_factory=dict)  # config path -> text, for snippets
+    sources: Mapping[str, str] = field(default_factory=dict)  # config path -> text, for snippets
     file_paths: list[str] = field(default_factory=list)  # the config files that were linted
     relinted: list[str] = field(default_factory=list)  # the models linted, not taken from the cache
     warnings_as_errors: bool = False  # the run's setting: warnings fail it too
+    replayed: bool = False  # the whole result came from the cache: nothing was listed or read
 
     def count(self, severity: Severity) -> int:
         return sum(d.severity is severity for d in self.diagnostics)
@@ -190,9 +191,14 @@ def _lint(
     job = LintJob(options, tuple(selection.active()), selection, filters, dict(overrides or {}))
     inputs = [Path(os.path.abspath(item)) for item in items]
     cache = LintCache(cache_dir, job, inputs) if cache_dir is not None and not overrides else None
+    replayed = cache.replay() if cache is not None else None
+    if replayed is not None:
+        return LintResult(**replayed, replayed=True)
     repositories = discover_many(
         items, config_name=options.config_name, **({"scan_one": cache.scans} if cache else {})
     )
+    if cache is not None and any(_holds(r.root, cache.directory) for r in repositories):
+        cache = None  # in a repository, Triton would poll the cache directory as a model
     chosen = [
         (repository, model)
         for repository in repositories
@@ -206,22 +212,36 @@ def _lint(
     fresh = iter(lint_selected(repositories, todo, job, jobs))
     outcomes = [outcome if outcome is not None else next(fresh) for outcome in outcomes]
     done = [o for o in outcomes if o is not None]
-    if cache is not None:
-        cache.store(zip(selected, done, strict=True))
     found = [*job.finish(unrouted), *(d for o in done for d in o.diagnostics)]
     unique = {(d.code, d.path, d.span, d.message): d for d in found}
     diagnostics = sorted(
         unique.values(), key=lambda d: (d.sort_key[0], d.code == "TC009", d.sort_key)
     )
     linted = [(s, o) for s, o in zip(selected, done, strict=True) if o.linted]
-    return LintResult(
+    sources = SourceTexts()
+    for outcome in done:
+        sources.update(outcome.sources)
+    result = LintResult(
         diagnostics,
         files=len(linted),
         models=len(selected),
-        sources={path: text for o in done for path, text in o.sources.items()},
+        sources=sources,
         file_paths=[str(s.dir.config_path) for s, _ in linted],
         relinted=[s.dir.name for s in todo],
     )
+    if cache is not None:
+        fields = ("diagnostics", "files", "models", "sources", "file_paths", "relinted")
+        recorded = {name: getattr(result, name) for name in fields}
+        cache.store(repositories, zip(selected, done, strict=True), {**recorded, "relinted": []})
+    return result
+
+
+def _holds(root: Path, directory: Path) -> bool:
+    """Whether `directory` is inside `root` (where writing it would change what is linted)."""
+    try:
+        return directory.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):
+        return True
 
 
 def _dependents(
@@ -234,7 +254,8 @@ def _dependents(
     is reported in the same run."""
     if not chosen or not any(r.context_names for r in repositories):
         return []  # whole repositories are checked already
-    loaded = [load_model(m, r, job.overrides) for r, m in chosen]
+    # the chosen models count by name only: their configs are not read here (lint reads them)
+    loaded = [LoadedModel(m, r) for r, m in chosen]
     workspace = Workspace(repositories, [*loaded], dict(job.overrides), job.options.config_name)
     add_dependents(workspace, lambda d: not job.filters.excluded(d.path))
     return [(m.repository, m.dir) for m in workspace.models[len(loaded) :]]

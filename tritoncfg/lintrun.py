@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import field, replace
 
 from tritoncfg.checks.engine import check_model
@@ -59,12 +59,56 @@ class LintJob:
         return kept
 
 
+class SourceTexts(Mapping[str, str]):
+    """Config texts by path, for snippets: those at hand, and those of cached models, read from
+    disk when first asked for (only a file whose finding is shown is read)."""
+
+    def __init__(self, texts: Mapping[str, str] | None = None, on_disk: Iterable[str] = ()):
+        self._texts = dict(texts or {})
+        self._files = {path: path for path in on_disk if path not in self._texts}
+
+    def __getitem__(self, key: str) -> str:
+        if key not in self._texts:
+            file = self._files[key]  # KeyError: not a linted config
+            try:
+                with open(file, "rb") as handle:
+                    self._texts[key] = handle.read().decode("utf-8", errors="replace")
+            except OSError:
+                self._texts[key] = ""
+        return self._texts[key]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._texts
+        yield from (key for key in self._files if key not in self._texts)
+
+    def __len__(self) -> int:
+        return len(self._texts) + sum(key not in self._texts for key in self._files)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._texts or key in self._files
+
+    def update(self, other: Mapping[str, str]) -> None:
+        """Add another model's texts, keeping those of `other` unread where they are."""
+        if isinstance(other, SourceTexts):
+            self._texts.update(other._texts)
+            self._files.update({k: f for k, f in other._files.items() if k not in self._texts})
+        else:
+            self._texts.update(other)
+
+    def renamed(self, name: Callable[[str], str]) -> SourceTexts:
+        """The same texts under other names (paths shown relative, or as URLs), unread ones
+        still unread."""
+        renamed = SourceTexts({name(k): text for k, text in self._texts.items()})
+        renamed._files = {name(k): f for k, f in self._files.items() if k not in self._texts}
+        return renamed
+
+
 @record
 class ModelOutcome:
     """One model's share of a lint."""
 
     diagnostics: list[Diagnostic]
-    sources: dict[str, str]  # config path (its own, and alternatives TC915 points into) -> text
+    sources: Mapping[str, str]  # config path (its own, and alternatives TC915 points into) -> text
     linted: bool  # its config was read and parsed (it counts as a linted file)
     deps: tuple[str, ...]  # the peers its checks asked for, by name
 

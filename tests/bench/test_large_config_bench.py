@@ -20,7 +20,7 @@ def test_large_config_bench_reports_per_megabyte(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     rows = re.findall(
-        r"^\s+(\d+\.\d)M\s+[\d.]+s\s+([\d.]+)\s+\d+M\s+([\d.]+)$", result.stdout, re.M
+        r"^\s+(\d+\.\d)M\s+[\d.]+s\s+([\d.]+)\s+[\d.]+\s+\d+M\s+([\d.]+)$", result.stdout, re.M
     )
     assert [size for size, _, _ in rows] == ["0.1", "0.3"], result.stdout
     assert all(float(per_mb) > 0 for _, per_mb, _ in rows)

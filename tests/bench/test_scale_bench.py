@@ -30,4 +30,5 @@ def test_scale_bench_prints_every_ratio(tmp_path: Path) -> None:
         "speed-up of the cached re-lint",
     ], out
     assert "cache: unchanged re-lint (0 linted)" in out
+    assert "cache: one config changed (1 linted)" in out
     assert re.search(r"tritoncfg lint --jobs 1 +\d+\.\d+ s  peak \d+ MiB", out), out

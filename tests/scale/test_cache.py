@@ -69,6 +69,8 @@ def test_other_options_do_not_reuse_the_cache(tmp_path: Path) -> None:
 def test_a_corrupt_cache_is_ignored(tmp_path: Path) -> None:
     root = write_repository(tmp_path / "repo", 20)
     expected = lint(root, cache_dir=_cache(tmp_path)).diagnostics
+    (replay_file,) = _cache(tmp_path).glob("replay-*.json")
+    replay_file.write_bytes(b"[1, 2")  # a damaged replay: the model-by-model cache answers
     (cache_file,) = _cache(tmp_path).glob("lint-*.json")
     content = json.loads(cache_file.read_text())
     entry = next(k for k in content["models"] if f"{model_name(5)}\0" in k)
@@ -154,3 +156,120 @@ def test_a_config_rewritten_with_the_same_size_and_time_is_linted_again(tmp_path
 
     assert sorted(again.relinted) == [model_name(0), model_name(changed)]
     assert again.diagnostics == lint(root).diagnostics != first.diagnostics
+
+
+def _settle(cache: Path) -> None:
+    """Make the cache look recorded long after the repository's files were last changed (as it
+    is, outside tests): stamps that recent are not trusted, as a change within a timestamp tick
+    would not move them."""
+    from tritoncfg.repository.reuse import SETTLE_NS
+
+    for path in cache.glob("*-*.json"):
+        content = json.loads(path.read_text())
+        content["started"] += 2 * SETTLE_NS
+        path.write_text(json.dumps(content))
+
+
+def test_an_unchanged_run_is_replayed_whole(tmp_path: Path) -> None:
+    root = write_repository(tmp_path / "repo", MODELS)
+    first = lint(root, cache_dir=_cache(tmp_path))
+    assert not first.replayed
+    recent = lint(root, cache_dir=_cache(tmp_path))
+    assert not recent.replayed and recent.relinted == []  # the directories changed too recently
+    _settle(_cache(tmp_path))
+
+    again = lint(root, cache_dir=_cache(tmp_path))
+
+    assert again.replayed and again.relinted == []
+    assert again.diagnostics == first.diagnostics == lint(root).diagnostics
+    assert any(d.fix is not None and d.triton is not None for d in again.diagnostics)
+    assert dict(again.sources) == dict(first.sources) and len(again.sources) == MODELS
+    assert (again.files, again.models, again.file_paths) == (
+        first.files, first.models, first.file_paths
+    )  # fmt: skip
+
+
+def test_a_replay_notices_each_kind_of_change(tmp_path: Path) -> None:
+    root = write_repository(tmp_path / "repo", MODELS)
+    lint(root, cache_dir=_cache(tmp_path))
+    changes = [
+        lambda: (root / model_name(3) / "config.pbtxt").write_text(config(3, MODELS) + "\n"),
+        lambda: (root / model_name(4) / "1" / "extra.bin").write_bytes(b"x"),
+        lambda: (root / model_name(5) / "1" / "model.py").write_text("# two\n# lines\n"),
+        lambda: (root / "new_model").mkdir(),
+        lambda: (root / model_name(6) / "config.pbtxt").chmod(0o600),
+    ]
+    for change in changes:
+        _settle(_cache(tmp_path))
+        replayed = lint(root, cache_dir=_cache(tmp_path))  # recorded by the last, partly cached run
+        assert replayed.replayed and replayed.diagnostics == lint(root).diagnostics
+        change()
+        again = lint(root, cache_dir=_cache(tmp_path))
+        assert not again.replayed and again.relinted
+        assert again.diagnostics == lint(root).diagnostics
+
+
+def test_a_recent_unchanged_config_is_read_and_the_replay_kept(tmp_path: Path) -> None:
+    import time
+
+    from tritoncfg.repository.reuse import SETTLE_NS
+
+    root = write_repository(tmp_path / "repo", 20)
+    time.sleep(0.05)  # the config below changes a timestamp tick after the directories
+    config_file = root / model_name(2) / "config.pbtxt"
+    config_file.write_text(config(2, 20))  # in place, the same bytes: the directory is unchanged
+    first = lint(root, cache_dir=_cache(tmp_path))
+    (replay_file,) = _cache(tmp_path).glob("replay-*.json")
+    content = json.loads(replay_file.read_text())
+    changed = config_file.stat()
+    content["started"] = max(changed.st_mtime_ns, changed.st_ctime_ns) + SETTLE_NS  # only it recent
+    replay_file.write_text(json.dumps(content))
+
+    before = time.time_ns()
+    again = lint(root, cache_dir=_cache(tmp_path))
+
+    assert again.replayed and again.diagnostics == first.diagnostics
+    # verified by its bytes, so recorded again as of this run: the next one trusts the stamp
+    assert before <= json.loads(replay_file.read_text())["started"] <= time.time_ns()
+
+
+def test_a_root_with_a_symlink_is_never_replayed(tmp_path: Path) -> None:
+    root = write_repository(tmp_path / "repo", 20)
+    (root / "alias").symlink_to(root / model_name(1))
+    first = lint(root, cache_dir=_cache(tmp_path))
+    assert not list(_cache(tmp_path).glob("replay-*.json"))
+    _settle(_cache(tmp_path))
+    again = lint(root, cache_dir=_cache(tmp_path))
+    assert not again.replayed and again.relinted == []
+    assert again.diagnostics == first.diagnostics
+
+
+def test_cli_text_output_of_a_replay_shows_the_same_snippets(tmp_path: Path) -> None:
+    from clikit import run
+
+    root = write_repository(tmp_path / "repo", 14)
+    first = run("lint", "repo", "--format", "text", cwd=tmp_path)
+    _settle(_cache(tmp_path))
+    recorded = {path: path.read_bytes() for path in _cache(tmp_path).glob("*-*.json")}
+    again = run("lint", "repo", "--format", "text", cwd=tmp_path)
+    # replayed: nothing linted, so nothing written (a model-by-model run rewrites its file)
+    assert {path: path.read_bytes() for path in _cache(tmp_path).glob("*-*.json")} == recorded
+
+    assert first.returncode == again.returncode == 1, first.stderr
+    assert again.stdout == first.stdout == run("lint", "repo", "--no-cache", cwd=tmp_path).stdout
+    assert "repo/m0001/config.pbtxt:2:1: TC903" in again.stdout
+    assert "2 | max_batch_size: 8" in again.stdout  # the snippet, from the config read lazily
+    assert root.is_dir() and len(list(_cache(tmp_path).glob("replay-*.json"))) == 1
+
+
+def test_no_cache_is_written_inside_the_linted_repository(tmp_path: Path) -> None:
+    """Triton polls every directory of the root as a model: a cache there would be one (TC101),
+    and one inside a model directory would change it."""
+    root = write_repository(tmp_path / "repo", 14)
+    for inside in (root / ".tritoncfg_cache", root / model_name(1) / ".tritoncfg_cache"):
+        first = lint(root, cache_dir=inside)
+        again = lint(root, cache_dir=inside)
+        assert not inside.exists()
+        assert len(again.relinted) == 14 and again.diagnostics == first.diagnostics
+    assert not any(d.code == "TC101" for d in again.diagnostics)
+    assert lint(root, cache_dir=_cache(tmp_path)).relinted and _cache(tmp_path).is_dir()

@@ -147,7 +147,14 @@ def _relative(result: LintResult) -> None:
         return os.path.relpath(path, cwd) if Path(path).is_relative_to(cwd) else path
 
     result.diagnostics = [dataclasses.replace(d, path=show(d.path)) for d in result.diagnostics]
-    result.sources = {show(p): text for p, text in result.sources.items()}
+    from tritoncfg.lintrun import SourceTexts
+
+    sources = result.sources
+    result.sources = (
+        sources.renamed(show)  # the texts of cached models stay unread until a snippet needs one
+        if isinstance(sources, SourceTexts)
+        else {show(p): text for p, text in sources.items()}
+    )
     result.file_paths = [show(p) for p in result.file_paths]
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from tritoncfg.record import record
-from tritoncfg.repository.fs import list_dir
+from tritoncfg.repository.fs import Listing, list_dir
 from tritoncfg.repository.model import (
     CONFIG_FILENAME,
     CONFIGS_DIRNAME,
@@ -38,11 +38,11 @@ class _Target:
     input: Path
     picks: tuple[_Pick, ...] | None
     issues: tuple[LayoutIssue, ...] = ()
+    listing: Listing | None = None  # the root's, when it was listed already (listed once)
 
 
-def _looks_like_model_dir(path: Path) -> bool:
+def _looks_like_model_dir(listing: Listing) -> bool:
     """A dir with `config.pbtxt`, a `configs/` dir or a numeric version subdir is a model."""
-    listing = list_dir(path, path.resolve())
     config = listing.entry(CONFIG_FILENAME)
     configs = listing.entry(CONFIGS_DIRNAME)
     if (config is not None and config.is_file) or (configs is not None and configs.is_dir):
@@ -77,17 +77,21 @@ def _target(raw: Path | str, config_name: str | None) -> _Target:
     if path.is_file() or (path.name == CONFIG_FILENAME and path.is_dir()):
         return _file_target(path)  # a directory named config.pbtxt is still the model's config
     if path.is_dir():
-        if path.parent != path and _looks_like_model_dir(path):
+        listing = list_dir(path, path.resolve())
+        if path.parent != path and _looks_like_model_dir(listing):
             pick = _Pick(path.name, ConfigChoice(config_name=config_name))
             return _Target(path.parent, "model", path, (pick,))
-        return _Target(path, "repository", path, None)
+        return _Target(path, "repository", path, None, listing=listing)
     detail = "repository path is not a valid directory"
     return _Target(path, "repository", path, None, (LayoutIssue("not_a_directory", path, detail),))
 
 
-def _root_issues(root: Path, root_real: Path) -> tuple[tuple[str, ...], list[LayoutIssue]]:
-    """The model names of a root (`ModelRepositoryManager::Poll`: every immediate subdirectory) and its own issues."""
-    listing = list_dir(root, root_real)
+def _root_issues(
+    root: Path, root_real: Path, listed: Listing | None
+) -> tuple[tuple[str, ...], list[LayoutIssue]]:
+    """The model names of a root (`ModelRepositoryManager::Poll`: every immediate subdirectory)
+    and its own issues."""
+    listing = listed if listed is not None else list_dir(root, root_real)
     issues = list(listing.issues)
     for entry in listing.entries:
         if entry.is_file:
@@ -119,7 +123,8 @@ def _build(
         return Repository(root, kind, (), (), tuple(sorted(set(issues), key=_issue_key)), inputs)
 
     root_real = root.resolve()
-    names, root_issues = _root_issues(root, root_real)
+    listed = next((t.listing for t in targets if t.listing is not None and t.root == root), None)
+    names, root_issues = _root_issues(root, root_real, listed)
     picks = [p for t in targets for p in (t.picks or ())]
     if any(t.picks is None for t in targets):
         issues.extend(root_issues)

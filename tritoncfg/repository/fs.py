@@ -43,9 +43,9 @@ def _symlink_problem(path: Path, root_real: Path, model: str | None) -> LayoutIs
 
 
 def _entry(
-    item: os.DirEntry[str], root_real: Path, model: str | None
+    item: os.DirEntry[str], parent: Path, root_real: Path, model: str | None
 ) -> tuple[Entry, LayoutIssue | None]:
-    path = Path(item.path)
+    path = parent / item.name  # cheaper than parsing item.path whole
     is_symlink = item.is_symlink()
     if is_symlink:
         problem = _symlink_problem(path, root_real, model)
@@ -77,7 +77,7 @@ def list_dir(path: Path, root_real: Path, *, model: str | None = None) -> Listin
     entries: list[Entry] = []
     issues: list[LayoutIssue] = []
     for item in sorted(raw, key=lambda i: byte_order(i.name)):
-        entry, issue = _entry(item, root_real, model)
+        entry, issue = _entry(item, path, root_real, model)
         entries.append(entry)
         if issue is not None:
             issues.append(issue)

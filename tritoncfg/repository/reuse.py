@@ -1,21 +1,49 @@
 """Reusing a model directory's scan while its directories and files are unchanged (the lint cache).
 
 Listing a directory costs far more than a `stat`. A scan is reused when every directory it listed
-has the same modification time (a directory's mtime changes whenever an entry is added, removed
-or renamed) and every file it listed the same size and modification time. Models with a
-symlink, or that could not be listed, are always scanned again.
+has the same stamp (modification and status-change times, inode: a directory's mtime changes
+whenever an entry is added, removed or renamed) and every file it listed the same stamp and size.
+Models with a symlink, or that could not be listed, are always scanned again.
+
+A stamp is trusted only when it is *settled*: older than the run that recorded it by more than
+`SETTLE_NS`. A directory or file changed within a timestamp tick of being read can change again
+without its times moving (git's "racily clean" entries); such a directory is listed again, and
+such a config read again.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from typing import Any
 
-from tritoncfg.repository.model import Entry, IgnoredDir, LayoutIssue, ModelDir, Version
+from tritoncfg.repository.model import (
+    INITIAL_STATE_DIRNAME,
+    WARMUP_DIRNAME,
+    Entry,
+    IgnoredDir,
+    LayoutIssue,
+    ModelDir,
+    Version,
+)
 from tritoncfg.repository.scan import ConfigChoice, scan_model
 
-Signature = list[list[Any]]  # [path, mtime_ns, size or -1 for a directory]
+Signature = list[list[Any]]  # rows of `stamp`: [path, mtime_ns, ctime_ns, size or -1, inode]
+# How long after a change a stamp is trusted: above the timestamp granularity of the common file
+# systems (a kernel tick on ext4, 1 s on HFS+, 2 s on FAT) and a little clock skew.
+SETTLE_NS = 3_000_000_000
+
+
+def stamp(path: str, *, is_dir: bool) -> list[Any]:
+    """[path, mtime_ns, ctime_ns, size (-1 for a directory), inode]. Raises OSError."""
+    info = os.stat(path)
+    return [path, info.st_mtime_ns, info.st_ctime_ns, -1 if is_dir else info.st_size, info.st_ino]
+
+
+def settled(row: list[Any], trusted_before: int) -> bool:
+    """Whether a stamp was recorded long enough after its last change to be trusted."""
+    return bool(max(row[1], row[2]) < trusted_before)
 
 
 def _listed(model: ModelDir) -> tuple[list[Path], list[Entry]]:
@@ -32,37 +60,47 @@ def signature(model: ModelDir) -> Signature | None:
     dirs, entries = _listed(model)
     if any(e.is_symlink for e in entries):
         return None
-    found: Signature = []
     try:
-        for path in dirs:
-            found.append([str(path), os.stat(path).st_mtime_ns, -1])
+        found: Signature = [stamp(str(path), is_dir=True) for path in dirs]
         files = {str(e.path) for e in entries if e.is_file}
         files.update(str(p) for p in model.alternative_configs)  # configs/*.pbtxt
-        for name in sorted(files):
-            info = os.stat(name)
-            found.append([name, info.st_mtime_ns, info.st_size])
+        if model.config_exists:
+            files.add(str(model.config_path))
+        found += [stamp(name, is_dir=False) for name in sorted(files)]
     except OSError:
         return None
     return found
 
 
-def unchanged(recorded: Signature) -> bool:
+def unchanged(recorded: Signature, trusted_before: int) -> bool:
+    """Whether every stamp is the same now, and every directory's settled (its listing holds)."""
     try:
-        for path, mtime, size in recorded:
-            info = os.stat(path)
-            if info.st_mtime_ns != mtime or (size != -1 and info.st_size != size):
+        for row in recorded:
+            if stamp(row[0], is_dir=row[3] == -1) != row:
                 return False
-    except OSError:
+            if row[3] == -1 and not settled(row, trusted_before):
+                return False
+    except (OSError, TypeError, IndexError):
         return False
     return True
 
 
-def _entry(e: Entry) -> list[Any]:
-    return [e.name, str(e.path), e.is_dir, e.is_file, e.is_symlink, e.size, e.outside_root]
+def _entries_json(entries: tuple[Entry, ...], parent: Path | None) -> list[Any]:
+    """Rows without the path where it is `parent/name` (as listing makes it): rebuilding each
+    path from its parent is the most of reading a scan back."""
+    prefix = None if parent is None else f"{parent}{os.sep}"
+    return [
+        [e.name, e.is_dir, e.is_file, e.is_symlink, e.size, e.outside_root,
+         None if prefix is not None and str(e.path) == prefix + e.name else str(e.path)]
+        for e in entries
+    ]  # fmt: skip
 
 
-def _entries(rows: list[Any]) -> tuple[Entry, ...]:
-    return tuple(Entry(n, Path(p), d, f, s, z, o) for n, p, d, f, s, z, o in rows)
+def _entries(rows: list[Any], parent: Path | None) -> tuple[Entry, ...]:
+    return tuple(
+        Entry(n, parent / n if p is None and parent is not None else Path(p), d, f, s, z, o)
+        for n, d, f, s, z, o, p in rows
+    )
 
 
 def _path(value: str | None) -> Path | None:
@@ -70,34 +108,62 @@ def _path(value: str | None) -> Path | None:
 
 
 def encode(model: ModelDir, issues: tuple[LayoutIssue, ...]) -> dict[str, Any]:
+    path = model.path
     return {
         "model": [
-            model.name, str(model.path), str(model.root), model.accessible, str(model.config_path),
+            model.name, str(path), str(model.root), model.accessible, str(model.config_path),
             model.config_name, model.config_exists, [str(p) for p in model.alternative_configs],
-            [_entry(e) for e in model.entries], list(model.subdirs_sorted),
+            _entries_json(model.entries, path), list(model.subdirs_sorted),
             None if model.detection_dir is None else str(model.detection_dir),
-            [_entry(e) for e in model.detection_entries],
-            [[v.number, v.dirname, str(v.path), [_entry(e) for e in v.entries], list(v.aliases)]
+            _entries_json(model.detection_entries, model.detection_dir),
+            [[v.number, v.dirname, str(v.path), _entries_json(v.entries, v.path), list(v.aliases)]
              for v in model.versions],
             [[i.name, i.cause, i.reason] for i in model.ignored_version_dirs],
-            [_entry(e) for e in model.warmup_entries],
-            [_entry(e) for e in model.initial_state_entries],
+            _entries_json(model.warmup_entries, path / WARMUP_DIRNAME),
+            _entries_json(model.initial_state_entries, path / INITIAL_STATE_DIRNAME),
             None if model.real_path is None else str(model.real_path),
         ],
         "issues": [[i.kind, str(i.path), i.detail, i.model] for i in issues],
     }  # fmt: skip
 
 
+class _Paths:
+    """The paths of one scan that its listing holds already (subdirectories, the config),
+    taken from there rather than built again."""
+
+    def __init__(self, path: str, entries: tuple[Entry, ...]) -> None:
+        self.path = path
+        self.by_name = {e.name: e.path for e in entries}
+
+    def __call__(self, value: str | None) -> Path | None:
+        if value is None:
+            return None
+        parent, _, name = value.rpartition(os.sep)
+        known = self.by_name.get(name) if parent == self.path else None
+        return known if known is not None else Path(value)
+
+
+@functools.lru_cache(maxsize=16)
+def _root(value: str) -> Path:
+    return Path(value)
+
+
 def decode(data: dict[str, Any]) -> tuple[ModelDir, tuple[LayoutIssue, ...]]:
     (name, path, root, accessible, config, config_name, exists, alternatives, entries, subdirs,
      detection, detection_entries, versions, ignored, warmup, initial, real) = data["model"]  # fmt: skip
+    model_path = Path(path)
+    listed = _entries(entries, model_path)
+    known = _Paths(path, listed)
+    detection_dir = known(detection)
     model = ModelDir(
-        name, Path(path), Path(root), accessible, Path(config), config_name, exists,
-        tuple(Path(p) for p in alternatives), _entries(entries), tuple(subdirs), _path(detection),
-        _entries(detection_entries),
-        tuple(Version(n, d, Path(p), _entries(e), tuple(a)) for n, d, p, e, a in versions),
-        tuple(IgnoredDir(n, c, r) for n, c, r in ignored), _entries(warmup), _entries(initial),
-        _path(real),
+        name, model_path, _root(root), accessible, known(config) or Path(config),
+        config_name, exists, tuple(Path(p) for p in alternatives), listed, tuple(subdirs),
+        detection_dir, _entries(detection_entries, detection_dir),
+        tuple(Version(n, d, v, _entries(e, v), tuple(a))
+              for n, d, v, e, a in ((n, d, known(p) or Path(p), e, a) for n, d, p, e, a in versions)),
+        tuple(IgnoredDir(n, c, r) for n, c, r in ignored),
+        _entries(warmup, model_path / WARMUP_DIRNAME) if warmup else (),
+        _entries(initial, model_path / INITIAL_STATE_DIRNAME) if initial else (), _path(real),
     )  # fmt: skip
     issues = tuple(LayoutIssue(k, Path(p), d, m) for k, p, d, m in data["issues"])
     return model, issues
@@ -107,8 +173,9 @@ class ScanReuse:
     """`scan_model`, answered from `previous` scans whose directories and files are unchanged;
     `now` collects this run's scans (to be kept for the next)."""
 
-    def __init__(self, previous: dict[str, Any]) -> None:
+    def __init__(self, previous: dict[str, Any], trusted_before: int = 0) -> None:
         self.previous = previous
+        self.trusted_before = trusted_before  # stamps settled before this are trusted
         self.now: dict[str, Any] = {}
         self.reused = 0
         self._signatures: dict[str, Signature] = {}  # model dir -> its signature, this run
@@ -124,7 +191,7 @@ class ScanReuse:
         old = self.previous.get(key)
         if isinstance(old, dict):
             try:
-                if unchanged(old["signature"]):
+                if unchanged(old["signature"], self.trusted_before):
                     found = decode(old)
                     self.now[key] = old
                     self.reused += 1

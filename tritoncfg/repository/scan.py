@@ -36,21 +36,22 @@ class _Lister:
     root_real: Path
     model: str
     issues: list[LayoutIssue] = field(default_factory=list)
-    cache: dict[Path, Listing] = field(default_factory=dict)
+    cache: dict[str, Listing] = field(default_factory=dict)  # by path (a Path hashes slowly)
 
     def __call__(self, path: Path) -> Listing:
-        if path not in self.cache:
+        key = str(path)
+        if key not in self.cache:
             listing = list_dir(path, self.root_real, model=self.model)
-            self.cache[path] = listing
+            self.cache[key] = listing
             self.issues.extend(listing.issues)
-        return self.cache[path]
+        return self.cache[key]
 
-    def files(self, listing: Listing, parent: Path, name: str) -> tuple[Entry, ...]:
+    def files(self, listing: Listing, name: str) -> tuple[Entry, ...]:
         """The regular files (with their sizes) of the subdirectory `name`, if it is one."""
         entry = listing.entry(name)
         if entry is None or not entry.is_dir:
             return ()
-        return tuple(e for e in self(parent / name).entries if e.is_file)
+        return tuple(e for e in self(entry.path).entries if e.is_file)
 
 
 def _inaccessible(path: Path, root: Path) -> ModelDir:
@@ -112,18 +113,20 @@ def scan_model(
     if not listing.readable:
         return _inaccessible(path, root), tuple(lister.issues)
 
-    subdirs = tuple(e.name for e in listing.entries if e.is_dir)  # already byte-sorted
-    detection_dir = path / subdirs[0] if subdirs else None
+    # the listing's own paths of the subdirectories: building each again costs more than a stat
+    dirs = {e.name: e.path for e in listing.entries if e.is_dir}
+    subdirs = tuple(dirs)  # already byte-sorted
+    detection_dir = dirs[subdirs[0]] if subdirs else None
     detection_entries = lister(detection_dir).entries if detection_dir is not None else ()
 
     scan = scan_versions(subdirs)
     versions = tuple(
-        Version(number, names[0], path / names[0], lister(path / names[0]).entries, names[1:])
+        Version(number, names[0], dirs[names[0]], lister(dirs[names[0]]).entries, names[1:])
         for number, names in scan.numbers.items()
     )
 
-    configs_entry = listing.entry(CONFIGS_DIRNAME)
-    configs = lister(path / CONFIGS_DIRNAME) if configs_entry and configs_entry.is_dir else None
+    configs_dir = dirs.get(CONFIGS_DIRNAME)
+    configs = lister(configs_dir) if configs_dir is not None else None
     alternatives = tuple(
         e.path
         for e in (configs.entries if configs else ())
@@ -152,8 +155,8 @@ def scan_model(
         detection_entries=detection_entries,
         versions=versions,
         ignored_version_dirs=scan.ignored,
-        warmup_entries=lister.files(listing, path, WARMUP_DIRNAME),
-        initial_state_entries=lister.files(listing, path, INITIAL_STATE_DIRNAME),
+        warmup_entries=lister.files(listing, WARMUP_DIRNAME),
+        initial_state_entries=lister.files(listing, INITIAL_STATE_DIRNAME),
         real_path=real_path,
     )
     return model, tuple(lister.issues)

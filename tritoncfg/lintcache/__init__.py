@@ -1,0 +1,264 @@
+"""The lint cache (`.tritoncfg_cache/`): each model's outcome, reused while its inputs are unchanged.
+
+A run's key covers tritoncfg's version, the lint options, the rule selection and the path
+filters; a model's key covers its config's bytes (a checksum), what discovery found in its
+directory, and the stamp (times, size, inode) of every directory and file listed there. An entry
+is used when the model's key is unchanged and so is the key of every model its cross-model checks
+asked for (ensemble steps, transitively): change one model and only it and the models that depend
+on it are linted again. A whole unchanged run is replayed from one small file without listing or
+reading anything (`replay.py`). Files are JSON, written atomically; an unreadable or corrupt cache
+is ignored, never fatal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from tritoncfg import __version__
+from tritoncfg.diagnostics import Diagnostic
+from tritoncfg.lintcache.codec import decode, digest, encode
+from tritoncfg.lintcache.replay import paths_stamps, record_replay, validate
+from tritoncfg.lintrun import LintJob, ModelOutcome, Selected, SourceTexts
+from tritoncfg.repository import ModelDir, Repository, RepositoryError
+from tritoncfg.repository.reuse import SETTLE_NS, ScanReuse, Signature, settled, signature
+
+CACHE_DIRNAME = ".tritoncfg_cache"
+MAX_FILES = 64  # run keys and sets of linted paths kept; the oldest beyond this are removed
+ABSENT = "absent"  # the key of a model that does not exist (an ensemble step not there yet)
+FORMAT = 2  # the layout of the cache files
+
+
+def run_key(job: LintJob) -> str:
+    backend = job.options.backend_dir
+    installed = sorted(os.listdir(backend)) if backend is not None and backend.is_dir() else []
+    text = repr(
+        (FORMAT, __version__, job.options, sorted(r.code for r in job.rules), job.selection,
+         job.filters)
+    )  # fmt: skip
+    return f"{text}{installed}"
+
+
+def _stats(model: ModelDir) -> list[tuple[str, int, int]]:
+    paths = [e.path for e in model.entries if e.is_file]
+    paths += [e.path for v in model.versions for e in v.entries if e.is_file]
+    paths += [*model.alternative_configs, *(e.path for e in model.warmup_entries)]
+    paths += [e.path for e in model.initial_state_entries]
+    found = []
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        found.append((str(path), info.st_size, info.st_mtime_ns))
+    return found
+
+
+def _config_key(
+    model: ModelDir, found: Signature | None, known: Mapping[str, Any], trusted: int
+) -> str:
+    """The config's checksum: the recorded one while its stamp is unchanged and settled (a
+    config rewritten with the same size within a timestamp tick is never settled), else read."""
+    path = str(model.config_path)
+    row = next((r for r in found or () if r[0] == path), None)
+    previous = known.get(path)
+    if row is not None and previous is not None and previous[0] == row and settled(row, trusted):
+        return str(previous[1])
+    try:
+        data = model.read_config_bytes()
+    except RepositoryError as error:
+        return f"unreadable: {error}"
+    return f"config {len(data)} {digest(data)}"
+
+
+class LintCache:
+    """One run's view of the cache directory: `replay` first, else `scans` and `lookup` while
+    linting, then `store`."""
+
+    def __init__(self, directory: Path, job: LintJob, inputs: Iterable[Path]) -> None:
+        self.started = time.time_ns()
+        # per set of linted paths too: a pre-commit run over a few files reads a small file
+        self.run = f"{run_key(job)} {sorted(map(str, inputs))}"
+        name = digest(self.run.encode())
+        self.file = directory / f"lint-{name}.json"
+        self.replay_file = directory / f"replay-{name}.json"
+        self.directory = directory
+        self.hits = 0
+        self._own: dict[tuple[str, str], str] = {}
+        self._signatures: dict[tuple[str, str], Signature | None] = {}
+        self._configs: dict[str, Any] = {}  # config path -> [its stamp, its checksum key]
+        self._loaded: dict[str, Any] | None = None
+        self._hits: dict[str, Any] = {}  # the entries used, by name
+        self._rows: dict[int, tuple[Diagnostic, list[Any]]] = {}  # id -> a cached finding, its row
+        self._scans: ScanReuse | None = None
+
+    def replay(self) -> dict[str, Any] | None:
+        """The whole recorded result (LintResult's fields) when nothing it depends on changed."""
+        import json
+
+        try:
+            content = json.loads(self.replay_file.read_bytes())
+        except (OSError, ValueError):
+            return None
+        found = validate(content, self.run)
+        if found is None:
+            return None
+        result, reread = found
+        if reread:  # the recent configs are verified now: settle them for the next run
+            self._write_json(self.replay_file, {**content, "started": self.started})
+        result["sources"] = SourceTexts(on_disk=result["sources"])
+        return result
+
+    @property
+    def _content(self) -> dict[str, Any]:
+        if self._loaded is None:
+            import json
+
+            self._loaded = {}
+            try:
+                loaded = json.loads(self.file.read_bytes())
+                if isinstance(loaded, dict) and loaded.get("run") == self.run:
+                    self._loaded = loaded
+            except (OSError, ValueError):
+                pass  # a missing or corrupt cache: lint everything
+        return self._loaded
+
+    def _recorded(self, key: str) -> dict[str, Any]:
+        found = self._content.get(key)
+        return found if isinstance(found, dict) else {}
+
+    @property
+    def trusted_before(self) -> int:
+        started = self._content.get("started")
+        return started - SETTLE_NS if isinstance(started, int) else 0
+
+    @property
+    def scans(self) -> ScanReuse:
+        """Discovery's scanner, answering from the recorded scans that still hold."""
+        if self._scans is None:
+            self._scans = ScanReuse(self._recorded("scans"), self.trusted_before)
+        return self._scans
+
+    def own(self, repository: Repository, name: str) -> str:
+        key = (str(repository.root), name)
+        if key not in self._own:
+            model = repository.model(name)
+            if model is None:
+                self._own[key] = ABSENT
+                return ABSENT
+            found = self.scans.signature_of(model)
+            found = found if found is not None else signature(model)
+            self._signatures[key] = found
+            if found is not None:
+                text = repr([found, str(model.config_path), model.config_exists])
+            else:
+                text = repr([repr(model), _stats(model)])
+            if model.config_exists:
+                config = _config_key(model, found, self._recorded("configs"), self.trusted_before)
+                text += config
+                row = next((r for r in found or () if r[0] == str(model.config_path)), None)
+                if row is not None:
+                    self._configs[str(model.config_path)] = [row, config]
+            self._own[key] = text
+        return self._own[key]
+
+    def lookup(self, selected: Selected) -> ModelOutcome | None:
+        """The cached outcome, if the model and every model it depends on are unchanged."""
+        entry = self._recorded("models").get(_entry_name(selected))
+        try:
+            if entry is None or entry["own"] != self.own(selected.repository, selected.dir.name):
+                return None
+            deps: Mapping[str, str] = entry["deps"]
+            if any(self.own(selected.repository, name) != key for name, key in deps.items()):
+                return None
+            if [encode(d) for d in selected.routed] != entry["routed"]:
+                return None
+            rows = entry["diagnostics"]
+            diagnostics = [decode(row) for row in rows]
+            self.hits += 1
+            self._hits[_entry_name(selected)] = entry  # stored again as it is
+            self._rows.update((id(d), (d, row)) for d, row in zip(diagnostics, rows, strict=True))
+            sources = SourceTexts(on_disk=[str(p) for p in entry["sources"]])
+            return ModelOutcome(diagnostics, sources, bool(entry["linted"]), tuple(entry["direct"]))
+        except (KeyError, TypeError, ValueError, IndexError):
+            return None  # a corrupt entry is linted again
+
+    def store(
+        self,
+        repositories: tuple[Repository, ...],
+        results: Iterable[tuple[Selected, ModelOutcome]],
+        result: dict[str, Any],
+    ) -> None:
+        """Record every model's outcome (with its dependencies' keys), the scans, and for a
+        replay the whole `result` (LintResult's fields), then write the cache files."""
+        pairs = list(results)
+        direct = {(str(s.repository.root), s.dir.name): o.deps for s, o in pairs}
+        models: dict[str, Any] = {}
+        for selected, outcome in pairs:
+            name = _entry_name(selected)
+            if name in self._hits:  # its key and its dependencies' keys are unchanged
+                models[name] = self._hits[name]
+                continue
+            root = str(selected.repository.root)
+            closure = _closure(direct, root, selected.dir.name, outcome.deps)
+            models[name] = {
+                "own": self.own(selected.repository, selected.dir.name),
+                "deps": {name: self.own(selected.repository, name) for name in sorted(closure)},
+                "direct": list(outcome.deps),
+                "routed": [encode(d) for d in selected.routed],
+                "diagnostics": [encode(d) for d in outcome.diagnostics],
+                "sources": sorted(outcome.sources),
+                "linted": outcome.linted,
+            }
+        configs = {path: key for path, (_, key) in self._configs.items()}
+        content = {"run": self.run, "started": self.started, "models": models,
+                   "scans": self.scans.now, "configs": self._configs}  # fmt: skip
+        self._write_json(self.file, content)
+        stamps = paths_stamps(repositories, self._signatures.values())
+        if stamps is None:
+            with contextlib.suppress(OSError):
+                self.replay_file.unlink(missing_ok=True)
+        else:
+            replay = record_replay(self.run, self.started, stamps, configs, result, self._rows)
+            self._write_json(self.replay_file, replay)
+
+    def _write_json(self, path: Path, content: dict[str, Any]) -> None:
+        import json
+
+        from tritoncfg.atomic import write_atomic
+
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            gitignore = self.directory / ".gitignore"
+            if not gitignore.exists():
+                write_atomic(gitignore, "# written by tritoncfg\n*\n")
+            write_atomic(path, json.dumps(content, separators=(",", ":")))
+            for pattern in ("lint-*.json", "replay-*.json"):
+                files = sorted(self.directory.glob(pattern), key=lambda p: p.stat().st_mtime)
+                for old in files[:-MAX_FILES]:
+                    old.unlink(missing_ok=True)
+        except OSError:
+            pass  # a read-only checkout: lint works, only uncached
+
+
+def _entry_name(selected: Selected) -> str:
+    return f"{selected.dir.path}\0{selected.dir.config_path}"
+
+
+def _closure(
+    direct: Mapping[tuple[str, str], tuple[str, ...]], root: str, name: str, deps: tuple[str, ...]
+) -> set[str]:
+    """Every model `name` depends on, through the dependencies recorded in this run."""
+    seen: set[str] = set()
+    todo = list(deps)
+    while todo:
+        current = todo.pop()
+        if current in seen or current == name:
+            continue
+        seen.add(current)
+        todo.extend(direct.get((root, current), ()))
+    return seen

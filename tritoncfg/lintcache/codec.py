@@ -1,0 +1,50 @@
+"""Findings as JSON rows, for the cache files (lists, not objects: compact and quick to read)."""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any
+
+from tritoncfg.diagnostics import Diagnostic, Fix, Severity, TritonVerdict
+from tritoncfg.text.edits import Edit
+from tritoncfg.text.span import Span
+
+
+def digest(data: bytes) -> str:
+    """A 64-bit checksum (CRC-32 and Adler-32) for naming cache files and keying config bytes:
+    hashlib would load OpenSSL, which costs a one-file lint more than its whole cache. The keys
+    it names are compared in full where a collision could matter (the run's key is stored in the
+    file)."""
+    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
+
+
+def file_digest(path: str) -> str | None:
+    """The digest of a file's bytes; None when it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    return f"config {len(data)} {digest(data)}"
+
+
+def encode(d: Diagnostic) -> list[Any]:
+    fix = d.fix
+    return [
+        d.code, d.rule, d.severity.value, d.message, d.path, list(d.span), d.model,
+        None if d.triton is None else [d.triton.phase, d.triton.message],
+        None if fix is None else [fix.description, [[list(e.span), e.text] for e in fix.edits], fix.safe],
+    ]  # fmt: skip
+
+
+_SEVERITIES = {s.value: s for s in Severity}
+
+
+def decode(row: list[Any]) -> Diagnostic:
+    """Raises KeyError, TypeError, ValueError or IndexError on a damaged row."""
+    code, rule, severity, message, path, span, model, triton, fix = row
+    return Diagnostic(
+        code, rule, _SEVERITIES[severity], message, path, Span(*span), model,
+        None if triton is None else TritonVerdict(*triton),
+        None if fix is None else Fix(fix[0], tuple(Edit(Span(*s), t) for s, t in fix[1]), fix[2]),
+    )  # fmt: skip
