@@ -24,14 +24,15 @@ def _field_text(fd: FieldDescriptor, value: Any) -> str:
         entry_type = fd.message_type
         assert entry_type is not None
         if entry_type.GetOptions().map_entry:
-            entry_class = message_factory.GetMessageClass(entry_type)
+            # Any: a map entry's class takes `key=`; Message's stubs declare no fields
+            entry_class: Any = message_factory.GetMessageClass(entry_type)
             entries = []
             for key in sorted(value):  # as protobuf's text printers do: stable across runs
                 entry = entry_class(key=key)
                 if isinstance(value[key], Message):
-                    entry.value.CopyFrom(value[key])  # type: ignore[attr-defined]
+                    entry.value.CopyFrom(value[key])
                 else:
-                    entry.value = value[key]  # type: ignore[attr-defined]
+                    entry.value = value[key]
                 entries.append(_block(entry))
             return f"{fd.name} [ {', '.join(entries)} ]"
         if fd.is_repeated:
