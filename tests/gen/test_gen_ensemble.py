@@ -164,8 +164,8 @@ def test_usage_errors(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     _step(repo, "a", [("X", ["b", 4])], [("Y", ["b", 4])])
     missing = run("gen", "ensemble", "e", "--step", "nope", "--repository", str(repo))
-    assert missing.returncode == 1 and "no such file" in missing.stderr
+    assert missing.returncode == 2 and "no such file" in missing.stderr
     bad = run("gen", "ensemble", "../e", "--step", "a", "--repository", str(repo))
-    assert bad.returncode == 1 and "invalid ensemble name" in bad.stderr
+    assert bad.returncode == 2 and "invalid ensemble name" in bad.stderr
     wrong = run("gen", "ensemble", "e", "--step", "a", "--map", "a.Z=T", "--repository", str(repo))
-    assert wrong.returncode == 1 and "--map names no step input: a.Z" in wrong.stderr
+    assert wrong.returncode == 2 and "--map names no step input: a.Z" in wrong.stderr

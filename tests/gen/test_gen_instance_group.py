@@ -61,20 +61,24 @@ def test_cpu_group(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("args", "message"),
+    ("args", "message", "status"),
     [
-        (("--kind", "cpu", "--gpus", "0"), "a KIND_CPU group with gpus is refused"),
-        (("--kind", "auto", "--gpus", "0"), "falls back to KIND_CPU"),
-        (("--profile", "0"), "only supported for TensorRT models"),
-        (("--count", "0"), "count 0 means Triton's default"),
-        (("--per-gpu",), "--per-gpu needs --gpus"),
+        (("--kind", "cpu", "--gpus", "0"), "a KIND_CPU group with gpus is refused", 1),
+        (("--kind", "auto", "--gpus", "0"), "falls back to KIND_CPU", 1),
+        (("--profile", "0"), "only supported for TensorRT models", 1),
+        # usage errors: exit 2, as every command's
+        (("--count", "0"), "count 0 means Triton's default", 2),
+        (("--per-gpu",), "--per-gpu needs --gpus", 2),
+        (("--profile", "x"), "invalid profile 'x'", 2),
+        (("--resource", "R"), "--resource expects NAME:COUNT", 2),
+        (("--gpu-memory", "lots"), "--gpu-memory:", 2),
     ],
 )
-def test_refusals(args: tuple[str, ...], message: str, tmp_path: Path) -> None:
+def test_refusals(args: tuple[str, ...], message: str, status: int, tmp_path: Path) -> None:
     model = corpus_model(PYTHON_MODEL, tmp_path / "repo")
     before = (model / "config.pbtxt").read_text()
     done = run("gen", "instance-group", str(model), *args, "--write")
-    assert done.returncode == 1, done.stderr
+    assert done.returncode == status, done.stderr
     assert message in done.stderr and "Traceback" not in done.stderr
     assert (model / "config.pbtxt").read_text() == before
 

@@ -129,11 +129,28 @@ def test_bad_input_is_refused_with_file_and_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.csv"
     bad.write_text("Concurrency,Inferences/Second,p99 latency,Batch\n1,abc,100,1\n")
     done = run("gen", "dynamic-batching", str(model), "--from-perf", str(bad))
-    assert done.returncode == 1 and f"{bad}:2:1:" in done.stderr
+    assert done.returncode == 2  # bad input is a usage error
+    assert f"{bad}:2:3: 'Inferences/Second': 'abc' is not a number" in done.stderr
+    short = tmp_path / "short.csv"
+    short.write_text("Concurrency,Inferences/Second,p99 latency,Batch\n1,10,100,1\n2,20,100\n")
+    done = run("gen", "dynamic-batching", str(model), "--from-perf", str(short))
+    assert done.returncode == 2 and f"{short}:3:9: 'Batch': missing" in done.stderr
+    zero = tmp_path / "zero.csv"
+    zero.write_text("Concurrency,Inferences/Second,p99 latency,Batch\n1,10,100,0\n")
+    done = run("gen", "dynamic-batching", str(model), "--from-perf", str(zero))
+    assert done.returncode == 2 and f"{zero}:2:10: 'Batch': '0' is out of range" in done.stderr
     other = tmp_path / "other.csv"
     other.write_text("a,b\n1,2\n")
     done = run("gen", "dynamic-batching", str(model), "--from-perf", str(other))
-    assert done.returncode == 1 and "not a perf_analyzer -f CSV" in done.stderr
+    assert done.returncode == 2 and f"{other}:1:1: not a perf_analyzer -f CSV" in done.stderr
+    missing = run("gen", "dynamic-batching", str(model), "--from-perf", str(tmp_path / "no.csv"))
+    assert missing.returncode == 2 and "no.csv: cannot read: No such file" in missing.stderr
+    one = tmp_path / "one.csv"
+    one.write_text("Concurrency,Inferences/Second,p99 latency,Batch\n1,10,100,1\n")
+    done = run("gen", "dynamic-batching", str(model), "--from-perf", str(one))
+    assert done.returncode == 2 and "at least two batch sizes" in done.stderr
+    batch = run("gen", "dynamic-batching", str(model), "--from-perf", f"0={one}")
+    assert batch.returncode == 2 and "expected B=FILE with B a batch size >= 1" in batch.stderr
     both = run("gen", "dynamic-batching", str(model), "--from-perf", str(other), "--preferred", "4")
     assert both.returncode == 2
 
@@ -151,7 +168,16 @@ def test_the_knee_at_max_batch_size_writes_no_preferred_size(tmp_path: Path) -> 
     )  # dynamic_batching { } is there
 
 
-@pytest.mark.parametrize("text", ['{"models": {"m": 1}}', '{"models": [1]}', "{not json", "{}"])
+def test_a_json_syntax_error_names_its_line_and_column(tmp_path: Path) -> None:
+    model = corpus_model(PYTHON_MODEL, tmp_path / "repo")
+    path = tmp_path / "probe.json"
+    path.write_text('{\n  "models": [\n    {"model": "m",}\n  ]\n}\n')
+    done = run("gen", "dynamic-batching", str(model), "--from-perf", str(path))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"{path}:3:19: invalid JSON: Expecting property name" in done.stderr
+
+
+@pytest.mark.parametrize("text", ['{"models": {"m": 1}}', '{"models": [1]}', "[1]", "{}"])
 def test_a_malformed_probe_report_is_refused(text: str, tmp_path: Path) -> None:
     path = tmp_path / "probe.json"
     path.write_text(text)

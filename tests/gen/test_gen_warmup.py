@@ -93,10 +93,17 @@ def test_optional_input_with_a_variable_dim_is_left_out(tmp_path: Path) -> None:
 def test_refuses_a_variable_dim_without_dim(tmp_path: Path) -> None:
     model = corpus_model(PYTHON_MODEL, tmp_path / "repo")
     done = run("gen", "warmup", str(model), "--write")
-    assert done.returncode == 1
+    assert done.returncode == 2  # a usage error: the option the model needs is missing
     assert "give --dim INPUT0=SIZE" in done.stderr and "Traceback" not in done.stderr
     bad = run("gen", "warmup", str(model), "--dim", "NOPE=3")
-    assert bad.returncode == 1 and "NOPE" in bad.stderr
+    assert (
+        bad.returncode == 2 and "--dim names no input of model 'identity_fp32': NOPE" in bad.stderr
+    )
+    for value in ("INPUT0=0", "INPUT0=x", "=3"):
+        malformed = run("gen", "warmup", str(model), "--dim", value)
+        assert malformed.returncode == 2 and "--dim expects NAME=SIZE" in malformed.stderr
+    zero = run("gen", "warmup", str(model), "--dim", "INPUT0=3", "--count", "0")
+    assert zero.returncode == 2 and "--count" in zero.stderr
 
 
 def test_element_bytes_sizes() -> None:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from tritoncfg.diagnostics import Diagnostic
     from tritoncfg.gen.change import Change
     from tritoncfg.gen.target import Target
+    from tritoncfg.lintoptions import LintOverrides, LintSetup
 
 MISSING_WARMUP_FILE = "TC705"  # the files a generator writes with the config are not there yet
 
@@ -52,15 +53,23 @@ def _refuse(message: str, status: int = EXIT_FINDINGS) -> NoReturn:
     raise typer.Exit(status)
 
 
+def _refuse_error(exc: Exception) -> NoReturn:
+    """A generator's refusal: exit 2 for a usage error (GenUsageError), else 1."""
+    from tritoncfg.gen.change import GenUsageError
+
+    _refuse(str(exc), EXIT_USAGE if isinstance(exc, GenUsageError) else EXIT_FINDINGS)
+
+
 def _finish(
     make: Callable[[list[str]], Change],
     write: bool,
+    setup: LintSetup,
     *,
-    gpu_memory: int | None = None,
     refuse: frozenset[str] = frozenset(),
-    check: Callable[[Change], list[Diagnostic]] | None = None,
+    check: Callable[[Change, str], list[Diagnostic]] | None = None,
 ) -> None:
-    """Run a generator, lint its result, then print the diff or write it."""
+    """Run a generator, lint its result as `tritoncfg lint` would (the project's settings in
+    `setup`), then print the diff or write it."""
     from tritoncfg.gen.change import (
         GenError,
         blocking_findings,
@@ -69,20 +78,19 @@ def _finish(
         write_change,
     )
 
+    def lint_text(change: Change, text: str) -> list[Diagnostic]:
+        if check is not None:
+            return check(change, text)
+        return blocking_findings(change.path.parent, change.path, text, setup, refuse=refuse)
+
     notes: list[str] = []
     try:
         change = make(notes)
     except GenError as exc:
-        _refuse(str(exc))
+        _refuse_error(exc)
     for note in notes:
         sys.stderr.write(f"note: {note}\n")
-    found = (
-        check(change)
-        if check is not None
-        else blocking_findings(
-            change.path.parent, change.path, change.after, gpu_memory=gpu_memory, refuse=refuse
-        )
-    )
+    found = lint_text(change, change.after)
     findings = [
         f
         for f in found
@@ -92,9 +100,7 @@ def _finish(
     ]
     if findings:
         sys.stderr.write(describe(findings) + "\n")
-        already = change.before and blocking_findings(
-            change.path.parent, change.path, change.before, gpu_memory=gpu_memory, refuse=refuse
-        )
+        already = change.before and lint_text(change, change.before)
         why = (
             "the model has errors already (see `tritoncfg lint`); fix them first"
             if already
@@ -122,14 +128,16 @@ def _finish(
     raise typer.Exit(EXIT_OK)
 
 
-def _target(model: Path) -> Target:
-    from tritoncfg.gen.change import GenError
+def _target(model: Path, overrides: LintOverrides | None = None) -> tuple[Target, LintSetup]:
+    """The model, and what `tritoncfg lint MODEL` would apply to it (the project's settings)."""
+    from tritoncfg.gen.change import GenError, project_setup
     from tritoncfg.gen.target import load_target
 
     try:
-        return load_target(model)
+        setup = project_setup(model, overrides)
+        return load_target(model, setup.options.config_name), setup
     except GenError as exc:
-        _refuse(str(exc), EXIT_USAGE)
+        _refuse_error(exc)
 
 
 @app.command("dynamic-batching", cls=PlainHelpCommand)
@@ -208,7 +216,7 @@ def dynamic_batching_command(
         )
     if latency_budget_ms is not None and not from_perf:
         _refuse("--latency-budget-ms needs --from-perf", EXIT_USAGE)
-    target = _target(model)
+    target, setup = _target(model)
     policy = gen.QueuePolicy(
         timeout_action.upper() if timeout_action else None,
         default_timeout_us,
@@ -228,7 +236,7 @@ def dynamic_batching_command(
         )
         return gen.generate(target, request, notes)
 
-    _finish(make, write)
+    _finish(make, write, setup)
 
 
 @app.command("instance-group", cls=PlainHelpCommand)
@@ -270,21 +278,14 @@ def instance_group_command(
     """Write the model's instance_group list (replacing the one there)."""
     from tritoncfg.gen import instance_group as gen
     from tritoncfg.gen.change import GenError
+    from tritoncfg.lintoptions import LintOverrides
 
     if kind not in gen.KINDS:
         _refuse(f"--kind expects gpu, cpu, model or auto, got {kind!r}", EXIT_USAGE)
-    memory = None
-    if gpu_memory is not None:
-        from tritoncfg.units import parse_size
-
-        try:
-            memory = parse_size(gpu_memory)
-        except ValueError as exc:
-            _refuse(f"--gpu-memory: {exc}", EXIT_USAGE)
     try:
         resources = tuple(gen.parse_resource(r) for r in resource or ())
     except GenError as exc:
-        _refuse(str(exc), EXIT_USAGE)
+        _refuse_error(exc)
     request = gen.GroupRequest(
         kind,
         count,
@@ -295,11 +296,12 @@ def instance_group_command(
         resources,
         priority,
     )
-    target = _target(model)
+    # --gpu-memory wins over the settings' gpu-memory, as for lint (a bad value: exit 2)
+    target, setup = _target(model, LintOverrides(gpu_memory=gpu_memory))
     _finish(
         lambda notes: gen.generate(target, request, notes),
         write,
-        gpu_memory=memory,
+        setup,
         refuse=frozenset({"TC914"}),
     )
 
@@ -334,8 +336,8 @@ def warmup_command(
             _refuse(f"--dim expects NAME=SIZE with SIZE >= 1, got {item!r}", EXIT_USAGE)
         dims[name] = int(size)
     request = gen.WarmupRequest(data, data_dir, dims, count)
-    target = _target(model)
-    _finish(lambda notes: gen.generate(target, request, notes), write)
+    target, setup = _target(model)
+    _finish(lambda notes: gen.generate(target, request, notes), write, setup)
 
 
 @app.command("ensemble", cls=PlainHelpCommand)
@@ -349,17 +351,30 @@ def ensemble_command(
         typer.Option("--map", help="STEP.INPUT=TENSOR: wire a step input by hand (repeatable)."),
     ] = None,
     repository: Annotated[
-        Path, typer.Option(help="The model repository holding the steps.")
+        Path,
+        typer.Option(
+            help="The model repository holding the steps, or a project folder whose settings "
+            "name it (`repository = ...`, as `tritoncfg new` writes)."
+        ),
     ] = Path(),
     write: Write = False,
 ) -> None:
     """Write an ensemble model directory (config.pbtxt and an empty version directory 1/)."""
     from tritoncfg.gen import ensemble as gen
+    from tritoncfg.gen.change import GenError, project_setup
+    from tritoncfg.settings import project_repository
 
     if not repository.is_dir():
         _refuse(f"{repository}: not a directory", EXIT_USAGE)
+    models = project_repository(repository)
+    try:
+        setup = project_setup(models)
+    except GenError as exc:
+        _refuse_error(exc)
+    config_name = setup.options.config_name
     _finish(
-        lambda notes: gen.generate(repository, name, step, map_ or [], notes),
+        lambda notes: gen.generate(models, name, step, map_ or [], notes, config_name),
         write,
-        check=lambda change: gen.staged_findings(change, repository, step),
+        setup,
+        check=lambda change, text: gen.staged_findings(change, text, models, step, setup),
     )

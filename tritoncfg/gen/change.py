@@ -17,6 +17,7 @@ from pathlib import Path
 
 from tritoncfg.complete.merge import append_edit, render_message
 from tritoncfg.diagnostics import Diagnostic, Severity
+from tritoncfg.lintoptions import LintOverrides, LintSetup
 from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig
 from tritoncfg.text import ParsedConfig, parse
@@ -24,7 +25,13 @@ from tritoncfg.text.edits import Edit, apply_edits, delete_field
 
 
 class GenError(Exception):
-    """A generator refuses: the message says why (Triton would refuse it, or bad input)."""
+    """A generator refuses: the message says why (Triton would refuse it; exit status 1)."""
+
+
+class GenUsageError(GenError):
+    """The generator cannot run as asked: a malformed or missing option value, an input file
+    that cannot be read or is not what the option takes, settings that cannot be used (exit
+    status 2, as every command's usage errors)."""
 
 
 @record
@@ -116,27 +123,48 @@ def _copy(source: ModelConfig, target: ModelConfig, name: str) -> None:
         setattr(target, name, getattr(source, name))
 
 
+def project_setup(path: Path, overrides: LintOverrides | None = None) -> LintSetup:
+    """What `tritoncfg lint PATH` applies to `path`: the project's settings (tritoncfg.toml or
+    `[tool.tritoncfg]`, found walking up from it; `model-files`, `backends`, `triton-version`,
+    the rule selection, ...), with `overrides` winning. Raises GenUsageError when they cannot be
+    used."""
+    from tritoncfg.api import project
+    from tritoncfg.lintoptions import OptionError
+    from tritoncfg.settings import SettingsError
+
+    try:
+        return project(path, overrides).setup
+    except (SettingsError, OptionError) as exc:
+        raise GenUsageError(str(exc)) from None
+
+
 def blocking_findings(
     model_dir: Path,
     config_path: Path,
     text: str,
+    setup: LintSetup,
     *,
-    gpus: tuple[int, ...] | None = None,
-    gpu_memory: int | None = None,
     refuse: frozenset[str] = frozenset(),
 ) -> list[Diagnostic]:
-    """Lint the model with `text` standing in for its config: the error findings (and those
-    whose code is in `refuse`) in that config or its model directory."""
+    """Lint the model as `tritoncfg lint` would with `setup` (the project's settings), `text`
+    standing in for its config: the findings that fail that lint (errors; warnings too with
+    warnings-as-errors) and those whose code is in `refuse`, in that config or its model
+    directory."""
     from tritoncfg.api import lint
-    from tritoncfg.checks import LintOptions
 
-    options = LintOptions(gpus=gpus, gpu_memory=gpu_memory)
-    result = lint(model_dir, options, overrides={str(config_path): text})
+    result = lint(
+        model_dir,
+        setup.options,
+        setup.selection,
+        setup.filters,
+        overrides={str(config_path): text},
+    )
+    failing = {Severity.ERROR, *((Severity.WARNING,) if setup.warnings_as_errors else ())}
     return [
         d
         for d in result.diagnostics
         if Path(d.path).is_relative_to(config_path.parent)  # the config, its model dir, files in it
-        and (d.severity is Severity.ERROR or d.code in refuse)
+        and (d.severity in failing or d.code in refuse)
     ]
 
 
@@ -180,9 +208,11 @@ def _write_bytes(path: Path, data: bytes) -> None:
 __all__ = [
     "Change",
     "GenError",
+    "GenUsageError",
     "blocking_findings",
     "check_binds",
     "describe",
+    "project_setup",
     "set_fields",
     "write_change",
 ]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import field
 
-from tritoncfg.gen.change import Change, GenError, set_fields
+from tritoncfg.gen.change import Change, GenError, GenUsageError, set_fields
 from tritoncfg.gen.target import Target
 from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig, ModelDynamicBatching, ModelQueuePolicy
@@ -118,7 +118,7 @@ def _priorities(request: BatchingRequest, block: ModelDynamicBatching, model: st
     if levels and not 1 <= block.default_priority_level <= levels:
         raise GenError(f"default priority level must be in range [1, {levels}] for {model}")
     if not levels and request.default_priority_level is not None:
-        raise GenError("--default-priority-level needs --priority-levels")
+        raise GenUsageError("--default-priority-level needs --priority-levels")
     if not levels:
         block.default_priority_level = 0
 

@@ -20,8 +20,9 @@ from dataclasses import field, replace
 from pathlib import Path
 
 from tritoncfg.diagnostics import Diagnostic
-from tritoncfg.gen.change import Change, GenError, set_fields
+from tritoncfg.gen.change import Change, GenError, GenUsageError, set_fields
 from tritoncfg.gen.target import completed_config, load_target
+from tritoncfg.lintoptions import LintSetup
 from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig
 
@@ -50,17 +51,17 @@ def parse_maps(values: list[str]) -> dict[tuple[str, str], str]:
         left, _, tensor = value.partition("=")
         step, _, name = left.partition(".")
         if not (step and name and tensor):
-            raise GenError(f"--map expects STEP.INPUT=TENSOR, got {value!r}")
+            raise GenUsageError(f"--map expects STEP.INPUT=TENSOR, got {value!r}")
         maps[(step, name)] = tensor
     return maps
 
 
-def load_steps(repository: Path, models: list[str]) -> list[Step]:
+def load_steps(repository: Path, models: list[str], config_name: str | None = None) -> list[Step]:
     steps = []
     for model in models:
         if not model or "/" in model or model in (".", ".."):
-            raise GenError(f"--step expects a model name of the repository, got {model!r}")
-        target = load_target(repository / model)
+            raise GenUsageError(f"--step expects a model name of the repository, got {model!r}")
+        target = load_target(repository / model, config_name)
         config = completed_config(target)
         if not config.input or not config.output:
             raise GenError(f"step model '{model}': its inputs and outputs are not known")
@@ -78,7 +79,7 @@ def wire(steps: list[Step], maps: dict[tuple[str, str], str]) -> None:
             producer[name] = (index, step.full_shape(list(made.dims)), made.data_type)
     unused = set(maps) - {(s.model, t.name) for s in steps for t in s.config.input}
     if unused:
-        raise GenError(
+        raise GenUsageError(
             "--map names no step input: " + ", ".join(f"{s}.{i}" for s, i in sorted(unused))
         )
     for index, step in enumerate(steps):
@@ -164,18 +165,23 @@ def _dims(full: list[int], config: ModelConfig) -> list[int]:
 
 
 def generate(
-    repository: Path, name: str, models: list[str], maps: list[str], notes: list[str]
+    repository: Path,
+    name: str,
+    models: list[str],
+    maps: list[str],
+    notes: list[str],
+    config_name: str | None = None,
 ) -> Change:
     from tritoncfg.complete.merge import render_message
     from tritoncfg.text import parse
 
     if not name or "/" in name or "\\" in name or name in (".", "..") or name.startswith("."):
-        raise GenError(f"invalid ensemble name {name!r}")
+        raise GenUsageError(f"invalid ensemble name {name!r}")
     if len(set(models)) != len(models):
-        raise GenError("a model is given twice as --step")
+        raise GenUsageError("a model is given twice as --step")
     if name in models:
-        raise GenError(f"the ensemble '{name}' cannot be one of its own steps")
-    steps = load_steps(repository, models)
+        raise GenUsageError(f"the ensemble '{name}' cannot be one of its own steps")
+    steps = load_steps(repository, models, config_name)
     wire(steps, parse_maps(maps))
     config = build(name, order(steps))
     path = repository / name / "config.pbtxt"
@@ -192,23 +198,52 @@ def generate(
     return change
 
 
-def staged_findings(change: Change, repository: Path, models: list[str]) -> list[Diagnostic]:
-    """Lint the ensemble in a scratch repository holding it and its steps (files hard-linked
-    where the file system allows, else copied): the ensemble rules need the steps' configs."""
-    import shutil
+def staged_findings(
+    change: Change, text: str, repository: Path, models: list[str], setup: LintSetup
+) -> list[Diagnostic]:
+    """Lint the ensemble, `text` as its config, as `tritoncfg lint` would with `setup` (the
+    project's settings): in a scratch repository holding it and its steps (files hard-linked
+    where the file system allows, else copied), as the ensemble rules need the steps' configs and
+    nothing may be written into the repository before --write. The scratch repository sits where
+    the real one does relative to the settings' folder, so `exclude` and `per-path-ignores`
+    patterns match as they would there; the findings name the real paths."""
     import tempfile
 
     from tritoncfg.gen.change import blocking_findings
 
+    real = repository.absolute()
     with tempfile.TemporaryDirectory(prefix="tritoncfg-gen-") as scratch:
-        root = Path(scratch)
-        for model in models:
-            shutil.copytree(repository / model, root / model, copy_function=_link_or_copy)
-        staged = root / change.path.parent.name / "config.pbtxt"
-        (staged.parent / VERSION_DIR).mkdir(parents=True)
-        staged.write_text(change.after, encoding="utf-8")
-        found = blocking_findings(root, staged, change.after)
-    return [replace(d, path=str(change.path)) for d in found]
+        base = setup.filters.base.resolve() if setup.filters.base is not None else None
+        filters = setup.filters
+        if base is not None and real.resolve().is_relative_to(base):
+            root = Path(scratch) / real.resolve().relative_to(base)
+            filters = replace(filters, base=Path(scratch))
+        else:
+            root = Path(scratch) / "repository"
+        ensemble = change.path.parent.name
+        for model in [*models, ensemble]:
+            if (real / model).is_dir():
+                _copy_model(real / model, root / model)
+        staged = root / ensemble / change.path.name
+        (staged.parent / VERSION_DIR).mkdir(parents=True, exist_ok=True)
+        staged.unlink(missing_ok=True)  # a hard link to the real config: write a new file
+        staged.write_text(text, encoding="utf-8")
+        found = blocking_findings(root, staged, text, replace(setup, filters=filters))
+        return [_unstaged(d, root, real) for d in found]
+
+
+def _unstaged(finding: Diagnostic, root: Path, real: Path) -> Diagnostic:
+    """A finding of the scratch repository `root` as it reads for the real one."""
+    path = Path(finding.path)
+    shown = real / path.relative_to(root) if path.is_relative_to(root) else path
+    message = finding.message.replace(str(root), str(real))
+    return replace(finding, path=str(shown), message=message)
+
+
+def _copy_model(source: Path, target: Path) -> None:
+    import shutil
+
+    shutil.copytree(source, target, copy_function=_link_or_copy, dirs_exist_ok=True)
 
 
 def _link_or_copy(source: str, target: str) -> None:

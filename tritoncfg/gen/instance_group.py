@@ -10,7 +10,7 @@ non-negative integers; `count: 0` means "the default", never "none".
 
 from __future__ import annotations
 
-from tritoncfg.gen.change import Change, GenError, set_fields
+from tritoncfg.gen.change import Change, GenError, GenUsageError, set_fields
 from tritoncfg.gen.target import Target
 from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig, ModelInstanceGroup
@@ -34,9 +34,9 @@ def parse_resource(text: str) -> tuple[str, int, bool]:
     """`NAME:COUNT` or `NAME:COUNT:global` (a rate-limiter resource)."""
     parts = text.split(":")
     if len(parts) not in (2, 3) or not parts[0] or not parts[1].isdigit():
-        raise GenError(f"--resource expects NAME:COUNT or NAME:COUNT:global, got {text!r}")
+        raise GenUsageError(f"--resource expects NAME:COUNT or NAME:COUNT:global, got {text!r}")
     if len(parts) == 3 and parts[2] != "global":
-        raise GenError(f"--resource: the third part can only be 'global', got {parts[2]!r}")
+        raise GenUsageError(f"--resource: the third part can only be 'global', got {parts[2]!r}")
     return parts[0], int(parts[1]), len(parts) == 3
 
 
@@ -65,10 +65,15 @@ def build(request: GroupRequest, config: ModelConfig, model: str) -> list[ModelI
 
 def _check(request: GroupRequest, config: ModelConfig, model: str) -> None:
     kind = KINDS[request.kind]
+    for profile in request.profiles:
+        if not profile.isdigit():
+            raise GenUsageError(
+                f"invalid profile {profile!r}: a profile is a non-negative integer (its index)"
+            )
     if config.platform == "ensemble":
         raise GenError(f"instance group should not be specified for ensemble '{model}'")
     if request.count < 1:
-        raise GenError("--count must be at least 1 (count 0 means Triton's default, not none)")
+        raise GenUsageError("--count must be at least 1 (count 0 means Triton's default, not none)")
     if request.gpus and request.kind != "gpu":
         raise GenError(
             f"--gpus needs --kind gpu: a {kind} group with gpus is refused by Triton"
@@ -79,18 +84,13 @@ def _check(request: GroupRequest, config: ModelConfig, model: str) -> None:
             )
         )
     if request.per_gpu and not request.gpus:
-        raise GenError("--per-gpu needs --gpus")
+        raise GenUsageError("--per-gpu needs --gpus")
     if request.profiles or request.secondary_devices:
         platform = config.platform or config.backend
         if platform not in ("tensorrt_plan", "tensorrt"):
             field = "profile" if request.profiles else "secondary_devices"
             raise GenError(
                 f"{field} is only supported for TensorRT models; model '{model}' is {platform!r}"
-            )
-    for profile in request.profiles:
-        if not profile.isdigit():
-            raise GenError(
-                f"invalid profile {profile!r}: a profile is a non-negative integer (its index)"
             )
 
 

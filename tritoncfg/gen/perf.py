@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tritoncfg.batch_rule import RULE, Measured, pick
-from tritoncfg.gen.change import GenError
+from tritoncfg.gen.change import GenError, GenUsageError
 from tritoncfg.gen.target import Target
 from tritoncfg.record import record
 
@@ -41,50 +41,81 @@ class Choice:
 
 
 def read_perf(spec: str, model: str) -> list[Point]:
-    """Points from `FILE` or `B=FILE` (a perf_analyzer CSV) or a probe JSON report."""
+    """Points from `FILE` or `B=FILE` (a perf_analyzer CSV) or a probe JSON report (a `.json`
+    file, or one whose text starts with `{`). Raises GenUsageError naming the file (and for a
+    syntax error or a bad row, its line and column)."""
     batch, _, name = spec.rpartition("=") if "=" in spec else ("", "", spec)
     path = Path(name)
     try:
         text = path.read_text(encoding="utf-8-sig")
     except OSError as exc:
-        raise GenError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if text.lstrip().startswith("{"):
+        raise GenUsageError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise GenUsageError(f"{path}: not a text file ({exc.reason})") from None
+    if path.suffix.lower() == ".json" or text.lstrip().startswith(("{", "[")):
         return read_probe_report(path, text, model)
     fixed = None
     if batch:
         if not batch.isdigit() or int(batch) < 1:
-            raise GenError(f"--from-perf {spec}: expected B=FILE with B a batch size >= 1")
+            raise GenUsageError(f"--from-perf {spec}: expected B=FILE with B a batch size >= 1")
         fixed = int(batch)
     return read_perf_csv(path, text, fixed)
 
 
 def read_perf_csv(path: Path, text: str, batch: int | None) -> list[Point]:
-    rows = list(csv.DictReader(text.splitlines()))
-    header = list(rows[0].keys()) if rows else []
-    load = next((c for c in LOAD_COLUMNS if c in header), None)
-    if load is None or THROUGHPUT not in header:
-        raise GenError(
-            f"{path}:1:1: not a perf_analyzer -f CSV (needs a '{LOAD_COLUMNS[0]}' or "
-            f"'{LOAD_COLUMNS[1]}' column and '{THROUGHPUT}')"
-        )
-    batch_column = next((c for c in BATCH_COLUMNS if c in header), None)
-    latency_column = next((c for c in LATENCIES if c in header), None)
-    grouped: dict[int, list[tuple[float, float, float | None]]] = {}
-    for line, row in enumerate(rows, start=2):
-        try:
-            size = int(row[batch_column]) if batch_column else (batch or 1)
-            values = (
-                float(row[load]),
-                float(row[THROUGHPUT]),
-                float(row[latency_column]) if latency_column else None,
+    reader = csv.reader(text.splitlines())
+    try:
+        header = next(reader, [])
+        load = next((c for c in LOAD_COLUMNS if c in header), None)
+        if load is None or THROUGHPUT not in header:
+            raise GenUsageError(
+                f"{path}:1:1: not a perf_analyzer -f CSV (needs a '{LOAD_COLUMNS[0]}' or "
+                f"'{LOAD_COLUMNS[1]}' column and '{THROUGHPUT}')"
             )
-        except (TypeError, ValueError):
-            raise GenError(f"{path}:{line}:1: a row with a missing or non-numeric value") from None
-        grouped.setdefault(size, []).append(values)
+        batch_column = next((c for c in BATCH_COLUMNS if c in header), None)
+        latency_column = next((c for c in LATENCIES if c in header), None)
+        grouped: dict[int, list[tuple[float, float, float | None]]] = {}
+        for cells in reader:
+            if not cells:
+                continue  # a blank line
+            row = _Row(path, reader.line_num, header, cells)
+            size = int(row.number(batch_column, low=1)) if batch_column else (batch or 1)
+            latency = row.number(latency_column) if latency_column else None
+            grouped.setdefault(size, []).append((row.number(load), row.number(THROUGHPUT), latency))
+    except csv.Error as exc:
+        raise GenUsageError(f"{path}:{reader.line_num}:1: not a CSV: {exc}") from None
     return [
-        Point(size, max(t for _, t, _ in found), min(found)[2])
+        Point(size, max(t for _, t, _ in found), min(found, key=lambda v: v[0])[2])
         for size, found in sorted(grouped.items())
     ]
+
+
+@record(frozen=True)
+class _Row:
+    """One CSV row, read as numbers; a bad cell is a GenUsageError at its line and column."""
+
+    path: Path
+    line: int
+    header: list[str]
+    cells: list[str]
+
+    def number(self, column: str, low: float = 0) -> float:
+        index = self.header.index(column)
+        value = self.cells[index] if index < len(self.cells) else ""
+        try:
+            number = float(value)
+        except ValueError:
+            shown = f"{value!r} is not a number" if value.strip() else "missing"
+            raise GenUsageError(f"{self._at(index)}: '{column}': {shown}") from None
+        if number < low or (low >= 1 and not number.is_integer()):
+            raise GenUsageError(f"{self._at(index)}: '{column}': {value!r} is out of range")
+        return number
+
+    def _at(self, index: int) -> str:
+        """Where cell `index` starts (perf_analyzer quotes nothing: the cells before it and
+        their commas), or the end of a row that stops before it."""
+        column = 1 + sum(len(cell) + 1 for cell in self.cells[:index])
+        return f"{self.path}:{self.line}:{min(column, len(','.join(self.cells)) + 1)}"
 
 
 def read_probe_report(path: Path, text: str, model: str) -> list[Point]:
@@ -92,18 +123,25 @@ def read_probe_report(path: Path, text: str, model: str) -> list[Point]:
     `opt` shape point when there are several, as `probe --suggest` reads it): its throughput and
     p99 (else p90, p50) latency. In an ensemble's entry, the points of the step `model`."""
     try:
-        models = json.loads(text)["models"]
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise GenUsageError(
+            f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg} "
+            "(--from-perf reads a `tritoncfg probe --format json` report or a perf_analyzer CSV)"
+        ) from None
+    try:
+        models = document["models"]
         entry = next((m for m in models if m.get("model") == model), None)
         if entry is None:
             entry = next((m for m in models if _step_points(m, model)), None)
         if entry is None and len(models) == 1:
             entry = models[0]
         if entry is None:
-            raise GenError(f"{path}: the probe report has no model '{model}'")
+            raise GenUsageError(f"{path}: the probe report has no model '{model}'")
         points = _step_points(entry, model) or entry.get("points") or []
         return _probe_points(points)
     except (ValueError, KeyError, TypeError, AttributeError):
-        raise GenError(
+        raise GenUsageError(
             f"{path}: not a tritoncfg probe report (see docs/gen.md for the fields read)"
         ) from None
 
@@ -135,7 +173,7 @@ def choose(points: list[Point], max_batch_size: int, budget_ms: float | None) ->
     """The preferred sizes and queue delay the measurements support (tritoncfg/batch_rule.py)."""
     usable = [p for p in points if p.batch_size <= max_batch_size]
     if len({p.batch_size for p in usable}) < 2:
-        raise GenError(
+        raise GenUsageError(
             "the measurements need at least two batch sizes up to max_batch_size "
             f"{max_batch_size} (run perf_analyzer with several -b; see docs/gen.md)"
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tritoncfg.gen.change import GenError
+from tritoncfg.gen.change import GenError, GenUsageError
 from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig
 from tritoncfg.text import ParsedConfig
@@ -29,25 +29,29 @@ class Target:
         return self.parsed.message.name or self.loaded.name
 
 
-def load_target(path: Path) -> Target:
-    """The one model at `path` (a model directory or its config file), parsed without errors."""
+def load_target(path: Path, config_name: str | None = None) -> Target:
+    """The one model at `path` (a model directory or its config file), parsed without errors;
+    `config_name`: the settings' `model-config-name` (Triton's --model-config-name). Raises
+    GenUsageError when there is no such model or its config does not parse."""
     from tritoncfg.api import load
 
     if not path.exists():
-        raise GenError(f"{path}: no such file or directory")
-    models = load(path).models
+        raise GenUsageError(f"{path}: no such file or directory")
+    models = load(path, config_name=config_name).models
     if len(models) != 1:
         found = "no model directory" if not models else f"{len(models)} models"
-        raise GenError(f"{path}: {found} found; give one model directory")
+        raise GenUsageError(f"{path}: {found} found; give one model directory")
     loaded = models[0]
     if loaded.read_error is not None:
-        raise GenError(f"{loaded.config_path}: cannot read: {loaded.read_error.reason}")
+        raise GenUsageError(f"{loaded.config_path}: cannot read: {loaded.read_error.reason}")
     parsed = loaded.config
     if parsed is None:
-        raise GenError(f"{loaded.config_path}: no config file (run `tritoncfg complete --write`)")
+        raise GenUsageError(
+            f"{loaded.config_path}: no config file (run `tritoncfg complete --write`)"
+        )
     if not parsed.ok:
         error = parsed.errors[0]
-        raise GenError(
+        raise GenUsageError(
             f"{loaded.config_path}:{error.span.line}:{error.span.column}: {error.message} "
             "(fix it first)"
         )

@@ -16,7 +16,7 @@ import re
 import struct
 from dataclasses import field
 
-from tritoncfg.gen.change import Change, GenError, set_fields
+from tritoncfg.gen.change import Change, GenError, GenUsageError, set_fields
 from tritoncfg.gen.target import Target, completed_config
 from tritoncfg.record import record
 from tritoncfg.schema import DataType, ModelConfig, ModelInput, ModelWarmup
@@ -106,7 +106,7 @@ def generate(target: Target, request: WarmupRequest, notes: list[str]) -> Change
     config = completed_config(target)
     unknown = set(request.dims) - {t.name for t in config.input}
     if unknown:
-        raise GenError(
+        raise GenUsageError(
             f"--dim names no input of model '{target.name}': {', '.join(sorted(unknown))}"
         )
     rng = random.Random(0)
@@ -118,7 +118,7 @@ def generate(target: Target, request: WarmupRequest, notes: list[str]) -> Change
             notes.append(f"optional input '{tensor.name}' has a -1 dim: left out (give --dim)")
             continue
         if dims is None:
-            raise GenError(
+            raise GenUsageError(
                 f"input '{tensor.name}' has a variable dim {list(tensor.dims)}: give "
                 f"--dim {tensor.name}=SIZE (Triton's warmup needs every dim fixed)"
             )
