@@ -132,3 +132,76 @@ def test_inputs_come_from_the_model_file_when_the_config_has_none(tmp_path: Path
     assert list(sample.inputs["pixels"].dims) == [3, 4, 4]
     assert (model / "warmup" / "pixels.bin").read_bytes() == bytes(3 * 4 * 4 * 4)
     assert (model / "warmup" / "ids.bin").read_bytes() == bytes(2 * 8)
+
+
+SEQUENCE_CONTROLS = """\
+sequence_batching {
+  control_input [
+    { name: "START" control [ { kind: CONTROL_SEQUENCE_START fp32_false_true: [ 0, 1 ] } ] },
+    { name: "END" control [ { kind: CONTROL_SEQUENCE_END bool_false_true: [ false, true ] } ] },
+    { name: "READY" control [ { kind: CONTROL_SEQUENCE_READY int32_false_true: [ 0, 1 ] } ] },
+    { name: "CORRID" control [ { kind: CONTROL_SEQUENCE_CORRID data_type: TYPE_STRING } ] }
+  ]
+}
+"""
+# control tensor -> (data type, the bytes of a one-request sequence: true, or correlation id 1)
+CONTROLS = {
+    "START": ("TYPE_FP32", struct.pack("<f", 1.0)),
+    "END": ("TYPE_BOOL", b"\x01"),
+    "READY": ("TYPE_INT32", struct.pack("<i", 1)),
+    "CORRID": ("TYPE_STRING", b"\x01\x00\x00\x00" + b"1"),
+}
+
+
+def _sequence_model(repo: Path) -> Path:
+    """A python model (model.py never imported) whose sequence batcher declares one control
+    tensor of each kind, each typed differently."""
+    model = repo / "seq"
+    (model / "1").mkdir(parents=True)
+    (model / "1" / "model.py").write_text("# never imported\n")
+    (model / "config.pbtxt").write_text(
+        '# a stateful model\nbackend: "python"\nmax_batch_size: 2\n'
+        'input [ { name: "X" data_type: TYPE_FP32 dims: [ 3 ] } ]\n'
+        'output [ { name: "Y" data_type: TYPE_FP32 dims: [ 3 ] } ]\n' + SEQUENCE_CONTROLS
+    )
+    assert run("fmt", str(model)).returncode == 0
+    assert errors(repo) == []  # it parsed, and the control inputs are valid
+    return model
+
+
+def test_sequence_control_tensors_are_given_by_each_sample(tmp_path: Path) -> None:
+    """Triton's warmup bypasses the sequence batcher, which would add the control tensors: each
+    sample gives them itself, dims [1], typed per control kind."""
+    from tritoncfg.schema import DataType
+
+    model = _sequence_model(tmp_path / "repo")
+    _, after = round_trip(model, "warmup")
+    samples = parse(after).message.model_warmup
+    assert [s.batch_size for s in samples] == [1, 2]
+    for sample in samples:
+        assert set(sample.inputs) == {"X", *CONTROLS}
+        for name, (data_type, _) in CONTROLS.items():
+            entry = sample.inputs[name]
+            assert DataType.Name(entry.data_type) == data_type, name
+            assert list(entry.dims) == [1] and entry.zero_data
+    again = run("gen", "warmup", str(model))
+    assert again.returncode == 0 and "nothing to change" in again.stderr
+
+
+def test_sequence_control_files_hold_a_one_request_sequence(tmp_path: Path) -> None:
+    model = _sequence_model(tmp_path / "repo")
+    shown = run("gen", "warmup", str(model), "--data-dir")
+    assert "START true, END true, READY true, CORRID 1" in shown.stderr
+    _, after = round_trip(model, "warmup", "--data-dir")
+    sample = parse(after).message.model_warmup[0]
+    for name, (_, data) in CONTROLS.items():
+        assert sample.inputs[name].input_data_file == f"{name}.bin"
+        assert (model / "warmup" / f"{name}.bin").read_bytes() == data, name
+    assert (model / "warmup" / "X.bin").read_bytes() == bytes(3 * 4)
+
+
+def test_zero_data_says_what_each_control_reads_as(tmp_path: Path) -> None:
+    model = _sequence_model(tmp_path / "repo")
+    done = run("gen", "warmup", str(model))
+    assert done.returncode == 0, done.stderr
+    assert "zero_data: START false, END false, READY false, CORRID 0" in done.stderr

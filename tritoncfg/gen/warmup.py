@@ -6,6 +6,15 @@ the model is ready. Dims exclude the batch dimension and must all be fixed. `inp
 read from `<model>/warmup/<file>` beside `config.pbtxt`: the raw bytes of one request's tensor,
 little-endian, row-major, no header; a `TYPE_STRING` tensor is its elements, each a 4-byte
 little-endian length followed by the bytes. Ensembles cannot have warmup (`ValidateModelConfig`).
+
+Warmup requests skip the scheduler, so the sequence batcher adds no control tensors to them; a
+warmup input whose name is not a config input is sent as an override input with the dims given
+(`GenerateWarmupData`, `AddOverrideInput`). A sample for a model whose `sequence_batching`
+declares `control_input` therefore gives each control tensor itself: dims `[1]`, typed as the
+sequence batcher types it (`sequence_batch_scheduler.cc`, `CreateBooleanControlTensors`: START,
+END and READY by the `*_false_true` they set, CORRID by its `data_type`). With `--data-dir` its
+file holds the values of a one-request sequence (START, END and READY true, correlation id 1);
+otherwise it is `zero_data` (random flags would mean nothing).
 """
 
 from __future__ import annotations
@@ -18,8 +27,9 @@ from dataclasses import field
 
 from tritoncfg.gen.change import Change, GenError, GenUsageError, set_fields
 from tritoncfg.gen.target import Target, completed_config
+from tritoncfg.probe.implicit import control_tensors
 from tritoncfg.record import record
-from tritoncfg.schema import DataType, ModelConfig, ModelInput, ModelWarmup
+from tritoncfg.schema import DataType, ModelConfig, ModelInput, ModelSequenceBatching, ModelWarmup
 
 WARMUP_DIR = "warmup"
 # struct formats (little-endian) of the numeric types; BF16 is written from FP32's high half
@@ -38,6 +48,8 @@ _FORMATS = {
     "TYPE_FP64": "d",
 }
 STRING_LENGTH = 8  # bytes of each random string element
+_CONTROL = ModelSequenceBatching.Control
+CORRELATION_ID = 1  # the correlation id a control file gives (0 is "none" to clients)
 
 
 @record(frozen=True)
@@ -95,8 +107,72 @@ def _dims(tensor: ModelInput, given: dict[str, int]) -> list[int] | None:
     return [given[tensor.name] if d == -1 else d for d in dims]
 
 
-def _file_name(tensor: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]", "_", tensor) + ".bin"
+def _file_name(tensor: str, taken: dict[str, bytes]) -> str:
+    stem = re.sub(r"[^A-Za-z0-9._-]", "_", tensor)
+    name, number = f"{stem}.bin", 1
+    while name in taken:  # two tensor names that differ only in replaced characters
+        number += 1
+        name = f"{stem}_{number}.bin"
+    return name
+
+
+def control_bytes(data_type: str, control: ModelSequenceBatching.Control) -> bytes:
+    """One request's control tensor ([1]) as a one-request sequence has it: START, END and READY
+    true (the second of their `*_false_true` values), CORRID the correlation id 1."""
+    if control.kind == _CONTROL.CONTROL_SEQUENCE_CORRID:
+        if data_type == "TYPE_STRING":
+            text = str(CORRELATION_ID).encode()
+            return struct.pack("<I", len(text)) + text
+        return struct.pack(f"<{_FORMATS[data_type]}", CORRELATION_ID)
+    values = control.fp32_false_true or control.bool_false_true or control.int32_false_true
+    return struct.pack(f"<{_FORMATS[data_type]}", values[1])
+
+
+def _reads_as(control: ModelSequenceBatching.Control, zero: bool) -> str:
+    """What a control's warmup data means: zero_data (false, true, or neither of its values),
+    or the file `control_bytes` writes."""
+    kind = _CONTROL.Kind.Name(control.kind).removeprefix("CONTROL_SEQUENCE_")
+    if control.kind == _CONTROL.CONTROL_SEQUENCE_CORRID:
+        return f"{kind} {0 if zero else CORRELATION_ID}"
+    if not zero:
+        return f"{kind} true"
+    values = list(control.fp32_false_true or control.bool_false_true or control.int32_false_true)
+    meaning = "false" if values[0] == 0 else "true" if values[1] == 0 else "neither false nor true"
+    return f"{kind} {meaning}"
+
+
+def _controls(
+    config: ModelConfig, files: dict[str, bytes] | None, notes: list[str]
+) -> dict[str, ModelWarmup.Input]:
+    """A warmup input for each sequence control tensor (see the module doc); with `files`,
+    their data files are added to it."""
+    entries: dict[str, ModelWarmup.Input] = {}
+    declared = {t.name for t in config.input}
+    for name, data_type, control in control_tensors(config):
+        if name in declared or data_type not in (*_FORMATS, "TYPE_STRING"):
+            continue  # a config input already, or a control Triton refuses (lint reports it)
+        entry = ModelWarmup.Input(data_type=data_type, dims=[1])
+        if files is not None:
+            file_name = _file_name(name, files)
+            files[file_name] = control_bytes(data_type, control)
+            entry.input_data_file = file_name
+        else:
+            entry.zero_data = True
+        entries[name] = entry
+    if entries:
+        meaning = ", ".join(
+            _reads_as(c, files is None) for n, _, c in control_tensors(config) if n in entries
+        )
+        how = (
+            f"their files hold a one-request sequence: {meaning}"
+            if files is not None
+            else f"zero_data: {meaning} (--data-dir writes a one-request sequence instead)"
+        )
+        notes.append(
+            f"sequence control tensors {', '.join(entries)}: Triton's warmup adds none, so each "
+            f"sample gives them, dims [1]; {how}"
+        )
+    return entries
 
 
 def generate(target: Target, request: WarmupRequest, notes: list[str]) -> Change:
@@ -125,7 +201,7 @@ def generate(target: Target, request: WarmupRequest, notes: list[str]) -> Change
         entry = ModelWarmup.Input(data_type=tensor.data_type, dims=dims)
         dtype = DataType.Name(tensor.data_type)
         if request.files:
-            name = _file_name(tensor.name)
+            name = _file_name(tensor.name, files)
             files[name] = element_bytes(dtype, math.prod(dims), request.data, rng)
             entry.input_data_file = name
         elif request.data == "random":
@@ -135,6 +211,7 @@ def generate(target: Target, request: WarmupRequest, notes: list[str]) -> Change
         inputs[tensor.name] = entry
     if not inputs:
         raise GenError(f"model '{target.name}' has no input to warm up")
+    inputs.update(_controls(config, files if request.files else None, notes))
     wanted = ModelConfig()
     for size in batch_sizes(message):
         sample = wanted.model_warmup.add(name=f"batch_{size}", batch_size=size, count=request.count)

@@ -16,14 +16,28 @@ def implicit_inputs(config: ModelConfig) -> list[tuple[str, str, tuple[int, ...]
     """(name, TYPE_*, dims without the batch dimension) of each input Triton adds."""
     if not config.HasField("sequence_batching"):
         return []
-    found: list[tuple[str, str, tuple[int, ...]]] = []
-    for control_input in config.sequence_batching.control_input:
-        for control in control_input.control[:1]:  # one control per tensor (Triton's rule)
-            found.append((control_input.name, _control_type(control), (1,)))
+    found: list[tuple[str, str, tuple[int, ...]]] = [
+        (name, data_type, (1,)) for name, data_type, _ in control_tensors(config)
+    ]
     for state in config.sequence_batching.state:
         dims = tuple(1 if d == -1 else d for d in state.dims)
         found.append((state.input_name, DataType.Name(state.data_type), dims))
     return found
+
+
+def control_tensors(
+    config: ModelConfig,
+) -> list[tuple[str, str, ModelSequenceBatching.Control]]:
+    """(name, TYPE_*, its control) of each control tensor the sequence batcher adds to a request
+    (`sequence_batch_scheduler.cc`, `CreateBooleanControlTensors`: shape `[1]`; START, END and
+    READY typed by the `*_false_true` they set, CORRID by its `data_type`)."""
+    if not config.HasField("sequence_batching"):
+        return []
+    return [
+        (control_input.name, _control_type(control), control)
+        for control_input in config.sequence_batching.control_input
+        for control in control_input.control[:1]  # one control per tensor (Triton's rule)
+    ]
 
 
 def _control_type(control: ModelSequenceBatching.Control) -> str:
@@ -43,4 +57,4 @@ def input_types(config: ModelConfig) -> dict[str, str]:
     return types
 
 
-__all__ = ["implicit_inputs", "input_types"]
+__all__ = ["control_tensors", "implicit_inputs", "input_types"]
