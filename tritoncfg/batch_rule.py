@@ -4,7 +4,8 @@
 it, so the same measurements give the same `preferred_batch_size` whichever command reads them:
 
 - the sizes that count: every measured batch size, or with a latency budget only those whose
-  latency (the p99 of one batch, without queueing) fits the budget; a size without a measured
+  latency (the p99 of one batch, without queueing, or the highest percentile measured) fits the
+  budget; a size without a measured
   latency fits any budget;
 - preferred sizes: the smallest size that reaches `SHARE` (90%) of the best throughput among
   them, and the best one when it differs. Past that share, a larger batch buys little throughput
@@ -31,6 +32,7 @@ class Measured:
     batch_size: int
     throughput: float  # inferences per second
     latency_us: float | None  # one batch's p99 (or the highest percentile measured); None: unknown
+    percentile: str = "p99"  # which latency `latency_us` is: p99, p95, p90, p50 or avg
 
 
 @record(frozen=True)
@@ -84,6 +86,9 @@ def _latency(point: Measured) -> float:
 
 
 def _ms(point: Measured) -> str:
-    return (
-        "latency unknown" if point.latency_us is None else f"p99 {point.latency_us / 1000:.3f} ms"
-    )
+    return latency_text(point.latency_us, point.percentile)
+
+
+def latency_text(latency_us: float | None, percentile: str) -> str:
+    """`p95 1.200 ms`, named by the percentile measured."""
+    return "latency unknown" if latency_us is None else f"{percentile} {latency_us / 1000:.3f} ms"

@@ -67,7 +67,7 @@ def test_gen_reads_the_opt_point_of_each_batch_size_from_a_real_report(tmp_path:
     assert all(p["shapes"]["x"][1] == 8 for p in opt.values())  # seq at opt
     shown = run("gen", "dynamic-batching", str(model), "--from-perf", str(tmp_path / "r.json"))
     assert shown.returncode == 0, shown.stderr
-    rate = {b: f"{p['throughput']:.1f}" for b, p in opt.items()}
+    rate = {b: f"{p['throughput']:,.1f}" for b, p in opt.items()}
     for batch in (1, 4, 8):
         assert f"batch {batch}: {rate[batch]} infer/s" in shown.stderr
 

@@ -57,7 +57,7 @@ def test_csv_sweep_chooses_the_sizes_and_the_delay(tmp_path: Path) -> None:
     assert block.max_queue_delay_microseconds == 5000 - 3100  # p99 at the largest, 16
     shown = run("gen", *args, str(model))
     assert "the smallest batch size reaching 90% of the best measured throughput" in shown.stderr
-    assert "batch 16: 5300.0 infer/s, p99 3.100 ms" in shown.stderr
+    assert "batch 16: 5,300.0 infer/s, p99 3.100 ms" in shown.stderr
 
 
 def test_one_csv_per_batch_size(tmp_path: Path) -> None:
@@ -183,3 +183,21 @@ def test_a_malformed_probe_report_is_refused(text: str, tmp_path: Path) -> None:
     path.write_text(text)
     with pytest.raises(GenError, match="not a tritoncfg probe report"):
         read_perf(str(path), "m")
+
+
+def test_the_latency_is_named_by_the_percentile_measured(tmp_path: Path) -> None:
+    """A CSV without `p99 latency` (perf_analyzer writes the percentiles it was asked for): the
+    notes and the rule name the one used, and thousands are grouped as everywhere else."""
+    csv = tmp_path / "p95.csv"
+    csv.write_text(
+        "Concurrency,Inferences/Second,p50 latency,p95 latency,Batch\n"
+        "1,950.5,900,1000,1\n1,1880.4,950,1100,2\n1,3400.0,1000,1300,4\n"
+    )
+    model = corpus_model(PYTHON_MODEL, tmp_path / "repo")
+    shown = run(
+        "gen", "dynamic-batching", str(model), "--from-perf", str(csv), "--latency-budget-ms", "1.2"
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "batch 2: 1,880.4 infer/s, p95 1.100 ms" in shown.stderr
+    assert "over the 1.2 ms budget: batch 4 (p95 1.300 ms)" in shown.stderr
+    assert "p99" not in shown.stderr

@@ -342,3 +342,33 @@ def test_a_model_without_a_config_runs_as_triton_completes_it(tmp_path: Path) ->
     # the ONNX Runtime backend's auto-complete: batching, max_batch_size 4 by default
     assert model["max_batch_size"] == 4
     assert rows(model) == [("b=1 x=1x4", "OK"), ("b=4 x=4x4", "OK")]
+
+
+def test_the_summary_counts_the_models_skipped_whole(example_repository: Path) -> None:
+    """A model skipped before any point (python models) has no point to count: the summary
+    counts it apart, so its untested shapes do not vanish from the totals."""
+    done = run("probe", str(example_repository), "--format", "json", "--runs", "2")
+    assert done.returncode == 0, done.stderr
+    document = validated(done.stdout)
+    whole = [m["model"] for m in document["models"] if m["status"] == "SKIP" and not m["points"]]
+    assert "preprocess" in whole
+    summary = document["summary"]
+    assert summary["models_skipped"] == len(whole) and summary["models_failed"] == 0
+    table = run("probe", str(example_repository), "--runs", "2")
+    assert f"({len(whole)} skipped whole): " in table.stdout.splitlines()[-1], table.stdout
+
+
+def test_a_single_point_plan_says_point(tmp_path: Path) -> None:
+    from onnx import TensorProto
+
+    model = config_model(
+        tmp_path / "repo",
+        "one",
+        'backend: "onnxruntime"\nmax_batch_size: 0\n'
+        'input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
+        'output [ { name: "x_out" data_type: TYPE_FP32 dims: [ 4 ] } ]\n',
+    )
+    identity_model(model / "1" / "model.onnx", [("x", TensorProto.FLOAT, [4])])
+    done = run("probe", str(model), "--plan-only")
+    assert done.returncode == 0, done.stderr
+    assert "one: onnxruntime (model.onnx), 1 point\n" in done.stdout

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from google.protobuf import text_format
 
+from tritoncfg.api import format as fmt_text
 from tritoncfg.probe.contract import (
     EXIT_CANNOT_RUN,
     EXIT_FAIL,
@@ -18,6 +19,7 @@ from tritoncfg.probe.report import exit_status
 from tritoncfg.probe.results import ModelResult
 from tritoncfg.probe.suggest import curve, render, suggest
 from tritoncfg.schema import ModelConfig
+from tritoncfg.text import parse
 
 np = pytest.importorskip("numpy")
 
@@ -111,8 +113,29 @@ def test_suggest_prefers_the_knee_and_the_best_batch_size() -> None:
     assert found is not None
     assert found.preferred_batch_size == [4, 8]  # 3700 >= 90% of 4000
     assert found.max_queue_delay_microseconds is None and found.instance_count == 1
-    text = render(found)
-    assert "preferred_batch_size: [4, 8]" in text and "count: 1" in text
+    text = render(found, 8)
+    assert "preferred_batch_size: [ 4, 8 ]" in text and "    count: 1\n" in text
+    assert fmt_text(text) == text  # the snippet is what `tritoncfg fmt` writes
+    assert parse(text).ok
+
+
+def test_a_suggestion_of_max_batch_size_alone_writes_no_preferred_size() -> None:
+    """Triton already prefers max_batch_size (`NormalizeModelConfig`): as `gen dynamic-batching
+    --from-perf`, the snippet leaves it out and says why."""
+    found = suggest(result((1, "OK", 100.0, 1.0), (8, "OK", 1000.0, 2.0)))  # max_batch_size 8
+    assert found is not None and found.preferred_batch_size == [8]
+    text = render(found, 8)
+    assert "which Triton already prefers" in text
+    snippet = [line for line in text.splitlines() if not line.startswith("#")]
+    assert snippet == [
+        "instance_group [",
+        "  {",
+        "    count: 1",
+        "  }",
+        "]",
+        "dynamic_batching { }",
+    ]
+    assert fmt_text(text) == text
 
 
 def test_a_latency_budget_bounds_the_sizes_and_gives_the_queue_delay() -> None:

@@ -200,9 +200,9 @@ def _suggestions(
 
     from tritoncfg.probe.suggest import render, suggest
 
-    found = [s for r in results if (s := suggest(r, budget, target)) is not None]
-    text = "".join(render(s) for s in found) or "# no model has batching points to suggest from\n"
-    return text, [asdict(s) for s in found]
+    found = [(r, s) for r in results if (s := suggest(r, budget, target)) is not None]
+    text = "".join(render(s, r.max_batch_size) for r, s in found)
+    return text or "# no model has batching points to suggest from\n", [asdict(s) for _, s in found]
 
 
 def _write(path: Path, document: dict[str, Any]) -> None:

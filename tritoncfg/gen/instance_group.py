@@ -99,14 +99,14 @@ def generate(target: Target, request: GroupRequest, notes: list[str]) -> Change:
     groups = build(request, target.parsed.message, target.name)
     wanted = ModelConfig()
     wanted.instance_group.extend(groups)
+    instances = f"{request.count} instance{'s' if request.count != 1 else ''}"
     if request.kind == "gpu" and not request.gpus:
-        notes.append(
-            f"no gpus listed: Triton puts {request.count} instance(s) on every GPU of the host"
-        )
+        notes.append(f"no gpus listed: Triton puts {instances} on every GPU of the host")
     elif request.kind == "gpu":
         listed = ", ".join(str(gpu) for gpu in request.gpus)
+        gpus = f"GPU{'s' if len(request.gpus) != 1 else ''} {listed}"
         notes.append(
-            f"count is per GPU: {request.count} instance(s) on each of GPUs {listed}, "
+            f"count is per GPU: {instances} on each of {gpus}, "
             f"{request.count * len(request.gpus)} in all"
         )
     text = set_fields(target.parsed, wanted, ("instance_group",))

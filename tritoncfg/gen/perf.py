@@ -8,7 +8,7 @@ batch size is perf_analyzer's `-b`. A batch-size sweep is therefore given either
 a `Batch` column the user adds (the `-b` of each row), or as one file per `-b`, written `B=FILE`.
 
 Per batch size, the throughput is the best `Inferences/Second` of its rows and the latency is the
-p99 (else p95, p90, p50) of its lowest-load row. The sizes up to max_batch_size then go through
+p99 (else p95, p90, p50, avg) of its lowest-load row; the notes name the one used. The sizes up to max_batch_size then go through
 the rule `probe --suggest` applies too (tritoncfg/batch_rule.py, docs/gen.md): the smallest size
 reaching 90% of the best throughput and the best one, within the latency budget if one is given,
 and the queue delay the budget leaves at the largest of them.
@@ -21,7 +21,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tritoncfg.batch_rule import RULE, Measured, pick
+from tritoncfg.batch_rule import RULE, Measured, latency_text, pick
 from tritoncfg.gen.change import GenError, GenUsageError
 from tritoncfg.gen.target import Target
 from tritoncfg.record import record
@@ -74,6 +74,7 @@ def read_perf_csv(path: Path, text: str, batch: int | None) -> list[Point]:
             )
         batch_column = next((c for c in BATCH_COLUMNS if c in header), None)
         latency_column = next((c for c in LATENCIES if c in header), None)
+        percentile = _percentile(latency_column)
         grouped: dict[int, list[tuple[float, float, float | None]]] = {}
         for cells in reader:
             if not cells:
@@ -85,9 +86,14 @@ def read_perf_csv(path: Path, text: str, batch: int | None) -> list[Point]:
     except csv.Error as exc:
         raise GenUsageError(f"{path}:{reader.line_num}:1: not a CSV: {exc}") from None
     return [
-        Point(size, max(t for _, t, _ in found), min(found, key=lambda v: v[0])[2])
+        Point(size, max(t for _, t, _ in found), min(found, key=lambda v: v[0])[2], percentile)
         for size, found in sorted(grouped.items())
     ]
+
+
+def _percentile(column: str | None) -> str:
+    """`p95 latency` -> `p95`; `Avg latency` -> `avg`."""
+    return column.split()[0].lower() if column else "p99"
 
 
 @record(frozen=True)
@@ -165,8 +171,9 @@ def _probe_points(points: list[dict[str, Any]]) -> list[Point]:
 
 def _probe_point(size: int, point: dict[str, Any]) -> Point:
     latency = point.get("latency_ms") or {}
-    ms = next((latency[k] for k in ("p99", "p90", "p50") if latency.get(k) is not None), None)
-    return Point(size, float(point["throughput"]), None if ms is None else ms * 1000.0)
+    key = next((k for k in ("p99", "p90", "p50") if latency.get(k) is not None), "p99")
+    ms = latency.get(key)
+    return Point(size, float(point["throughput"]), None if ms is None else ms * 1000.0, key)
 
 
 def choose(points: list[Point], max_batch_size: int, budget_ms: float | None) -> Choice:
@@ -179,8 +186,12 @@ def choose(points: list[Point], max_batch_size: int, budget_ms: float | None) ->
         )
     notes = [f"rule: {RULE}"]
     for point in sorted(usable, key=lambda p: p.batch_size):
-        latency = "" if point.latency_us is None else f", p99 {point.latency_us / 1000:.3f} ms"
-        notes.append(f"batch {point.batch_size}: {point.throughput:.1f} infer/s{latency}")
+        latency = (
+            ""
+            if point.latency_us is None
+            else f", {latency_text(point.latency_us, point.percentile)}"
+        )
+        notes.append(f"batch {point.batch_size}: {point.throughput:,.1f} infer/s{latency}")
     found = pick(usable, budget_ms)
     if not found.sizes:
         raise GenError(f"no measured batch size runs within the latency budget of {budget_ms:g} ms")

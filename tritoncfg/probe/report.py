@@ -89,12 +89,33 @@ def _point_json(result: PointResult) -> dict[str, Any]:
 
 
 def _summary(results: Sequence[ModelResult]) -> dict[str, int]:
+    """Points by status, and the models skipped or failed whole (before any point: a python
+    model, no model file, no runner), whose shapes no point counts."""
     counts = {"models": len(results), "OK": 0, "FAIL": 0, "SKIP": 0}
+    whole = {"SKIP": 0, "FAIL": 0}
     for result in results:
         for point in result.points:
             counts[point.status] += 1
+        if result.model_status in whole and not result.points:
+            whole[result.model_status] += 1
+    counts["models_skipped"], counts["models_failed"] = whole["SKIP"], whole["FAIL"]
     counts["exit_status"] = exit_status(results)
     return counts
+
+
+def summary_line(summary: dict[str, int]) -> str:
+    """`3 models (1 skipped whole): 4 OK, 0 FAIL, 1 SKIP points`."""
+    models = summary["models"]
+    whole = [
+        f"{summary[key]} {what} whole"
+        for key, what in (("models_skipped", "skipped"), ("models_failed", "failed"))
+        if summary[key]
+    ]
+    shown = f" ({', '.join(whole)})" if whole else ""
+    return (
+        f"{models} model{'s' if models != 1 else ''}{shown}: {summary['OK']} OK, "
+        f"{summary['FAIL']} FAIL, {summary['SKIP']} SKIP point{'s' if summary['SKIP'] != 1 else ''}"
+    )
 
 
 def render_tables(results: Sequence[ModelResult], stream: TextIO, color: bool) -> None:
@@ -123,12 +144,7 @@ def render_tables(results: Sequence[ModelResult], stream: TextIO, color: bool) -
         for note in result.notes:
             console.print(f"  note: {note}", markup=False, style="dim")
         console.print()
-    summary = _summary(results)
-    console.print(
-        f"{summary['models']} model{'s' if summary['models'] != 1 else ''}: {summary['OK']} OK, "
-        f"{summary['FAIL']} FAIL, {summary['SKIP']} SKIP points",
-        markup=False,
-    )
+    console.print(summary_line(_summary(results)), markup=False)
 
 
 def _row(result: PointResult) -> list[Any]:
@@ -168,7 +184,10 @@ def _plan_lines(plan: ModelPlan, stream: TextIO, indent: str) -> None:
         stream.write(f"{indent}{plan.model}: {'FAIL' if plan.fail else 'SKIP'}: {what}\n")
         return
     where = plan.model_file.name if plan.model_file else "-"
-    stream.write(f"{indent}{plan.model}: {plan.runtime} ({where}), {len(plan.points)} points\n")
+    count = len(plan.points)
+    stream.write(
+        f"{indent}{plan.model}: {plan.runtime} ({where}), {count} point{'s' if count != 1 else ''}\n"
+    )
     for variable in plan.variables:
         low, opt, high = variable.range
         stream.write(f"{indent}  dim {variable.key} = {low}:{opt}:{high} ({variable.source})\n")

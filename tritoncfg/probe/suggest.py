@@ -61,6 +61,10 @@ def suggest(
         return found
     found.preferred_batch_size = list(chosen.sizes)
     found.max_queue_delay_microseconds = chosen.delay_us
+    if _only_max(found, result.max_batch_size):
+        found.why.append(
+            "that is max_batch_size, which Triton already prefers: no preferred_batch_size to write"
+        )
     found.instance_count, why = _instances(points, chosen.best.throughput, target_rps)
     found.why.append(why)
     return found
@@ -94,20 +98,31 @@ def _batch(point: PointResult) -> int:
     return point.point.batch_size or 1
 
 
-def render(suggestion: Suggestion) -> str:
-    """The suggestion as a config snippet with the reasons as comments."""
+def _only_max(suggestion: Suggestion, max_batch_size: int) -> bool:
+    """Whether the one preferred size is max_batch_size, Triton's default preference
+    (`NormalizeModelConfig`), which `gen dynamic-batching --from-perf` does not write either."""
+    return suggestion.preferred_batch_size == [max_batch_size]
+
+
+def render(suggestion: Suggestion, max_batch_size: int = 0) -> str:
+    """The suggestion as a config snippet, as `tritoncfg fmt` writes it, after the reasons as
+    comments."""
+    from tritoncfg.complete.merge import render_message
+    from tritoncfg.schema import ModelConfig
+
     lines = [f"# {suggestion.model}"] + [f"#   {why}" for why in suggestion.why]
+    config = ModelConfig()
     if suggestion.preferred_batch_size:
-        lines.append("dynamic_batching {")
-        lines.append(f"  preferred_batch_size: {suggestion.preferred_batch_size}")
+        config.dynamic_batching.SetInParent()
+        if not _only_max(suggestion, max_batch_size):
+            config.dynamic_batching.preferred_batch_size.extend(suggestion.preferred_batch_size)
         if suggestion.max_queue_delay_microseconds is not None:
-            lines.append(
-                f"  max_queue_delay_microseconds: {suggestion.max_queue_delay_microseconds}"
-            )
-        lines.append("}")
+            delay = suggestion.max_queue_delay_microseconds
+            config.dynamic_batching.max_queue_delay_microseconds = delay
     if suggestion.instance_count is not None:
-        lines.append(f"instance_group [ {{ count: {suggestion.instance_count} }} ]")
-    return "\n".join(lines) + "\n"
+        config.instance_group.add(count=suggestion.instance_count)
+    snippet = render_message(config) if config.ListFields() else ""
+    return "\n".join(lines) + "\n" + snippet
 
 
 __all__ = ["Suggestion", "curve", "render", "suggest"]
