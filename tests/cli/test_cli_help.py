@@ -14,6 +14,8 @@ from typer.testing import CliRunner
 from tritoncfg.cli.app import app
 
 BRACKETED = re.compile(r"\S*\[[^\]\s]*\]\S*")
+# a placeholder cut at its table cell's end: no `>` before the gap (2 spaces) or the cell's edge
+UNCLOSED = re.compile(r"<[a-z][^<>│]*?(?=\s{2}|\s*│|\s*$)")
 
 
 def _commands() -> Iterator[tuple[tuple[str, ...], Any]]:
@@ -97,3 +99,21 @@ def test_wide_help_is_still_rich() -> None:
     )
     assert result.exit_code == 0 and "╭─ Options" in result.output, result.output
     assert "--model-config-name" in result.output
+
+
+@pytest.mark.parametrize(
+    ("path", "command"), COMMANDS, ids=[" ".join(path) or "tritoncfg" for path, _ in COMMANDS]
+)
+@pytest.mark.parametrize("width", [100, 120])
+def test_rich_help_never_breaks_a_value_placeholder(
+    path: tuple[str, ...], command: Any, width: int
+) -> None:
+    """At the widths Rich lays help out, an option's `<...>` placeholder is whole on its line:
+    a long list of choices (`<onnx|tensorrt|python|pytorch|ense` / `mble|bls>`) breaks mid-word,
+    so such options show a short placeholder and list the choices in their help."""
+    result = CliRunner().invoke(
+        app, [*path, "--help"], env={"NO_COLOR": "1", "COLUMNS": str(width)}, terminal_width=width
+    )
+    assert result.exit_code == 0, result.output
+    for line in result.output.splitlines():
+        assert not UNCLOSED.search(line), (path, width, line)

@@ -332,3 +332,27 @@ def test_model_options_need_a_model(tmp_path: Path) -> None:
     done = new(tmp_path / "d", "--template", "python")
     assert done.returncode == 2 and "give --model NAME" in done.stderr
     assert not (tmp_path / "d").exists()
+
+
+def _next(done: object) -> list[str]:
+    lines = str(getattr(done, "stdout", "")).splitlines()
+    return [line.removeprefix("next: ") for line in lines if line.startswith("next: ")]
+
+
+def test_next_says_what_to_do_after_new(tmp_path: Path) -> None:
+    root = tmp_path / "demo"
+    repository = root / REPOSITORY
+    empty = new(root)
+    assert empty.returncode == 0, empty.stderr
+    assert _next(empty) == [
+        f"tritoncfg new {root} --model NAME --template onnx (or --from-model FILE)"
+    ]
+    onnx = new(root, "--model", "clf")
+    missing = repository / "clf" / "1" / "model.onnx"
+    assert _next(onnx) == [
+        f"put your model.onnx at {missing} (model files stay out of git)",
+        f"tritoncfg lint {repository}",
+    ]
+    python = new(root, "--model", "pre", "--template", "python")  # model.py is written
+    assert _next(python) == [f"tritoncfg lint {repository}"]
+    assert run("lint", str(repository)).returncode == 0  # the hint runs

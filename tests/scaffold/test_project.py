@@ -57,3 +57,13 @@ def test_readme_names_the_repository(project: Path) -> None:
     assert readme.startswith("# demo\n")
     assert f"tritoncfg lint {REPOSITORY}" in readme
     assert "$" not in readme.replace("$(pwd)", "")  # every placeholder filled
+
+
+def test_readme_layout_columns_line_up(project: Path) -> None:
+    """The README's layout block, as written (placeholders filled): every description starts
+    in the same column."""
+    readme = (project / "README.md").read_text()
+    block = readme.split("```\n", 2)[1].splitlines()
+    assert block[0].startswith(f"{REPOSITORY}/ ") and len(block) >= 4
+    columns = {len(line) - len(line.split(maxsplit=1)[1]) for line in block}
+    assert len(columns) == 1, block

@@ -53,7 +53,13 @@ def lint_command(
         ),
     ],
     output_format: Annotated[
-        OutputFormat, typer.Option("--format", "-f", help="Output format.")
+        OutputFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            metavar="<format>",  # the choices in the help: a long metavar breaks mid-word
+            help="Output format: text, json, sarif, github or junit.",
+        ),
     ] = OutputFormat.text,
     triton_mode: Annotated[
         TritonModeOption | None,

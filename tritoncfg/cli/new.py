@@ -5,11 +5,14 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from tritoncfg.cli.common import EXIT_FINDINGS, fail
+
+if TYPE_CHECKING:
+    from tritoncfg.scaffold.plan import Plan
 
 
 class Template(StrEnum):
@@ -40,7 +43,14 @@ def new_command(
         str | None, typer.Option("--model", "-m", help="Add a model of this name.")
     ] = None,
     template: Annotated[
-        Template | None, typer.Option("--template", "-t", help="The model's template (onnx).")
+        Template | None,
+        typer.Option(
+            "--template",
+            "-t",
+            metavar="<template>",  # the choices in the help: a long metavar breaks mid-word
+            help="The model's template: onnx (the default), tensorrt, python, pytorch, "
+            "ensemble or bls.",
+        ),
     ] = None,
     from_model: Annotated[
         Path | None,
@@ -127,8 +137,25 @@ def new_command(
         typer.echo(line)
     if not done:
         typer.echo(f"{path}: nothing to do (everything is there)")
-    typer.echo(f"next: tritoncfg lint {path / REPOSITORY}")
+    for line in _next_steps(path, plan):
+        typer.echo(f"next: {line}")
     raise typer.Exit(0)
+
+
+def _next_steps(path: Path, plan: Plan) -> list[str]:
+    """What to run or do after `new`: add a model, put its model file in place, lint."""
+    from tritoncfg.scaffold.project import REPOSITORY
+
+    repository = path / REPOSITORY
+    if not any(child.is_dir() for child in repository.iterdir()):
+        return [f"tritoncfg new {path} --model NAME --template onnx (or --from-model FILE)"]
+    steps = []
+    for model in plan.models:
+        if model.missing is not None and not (repository / model.name / model.missing).exists():
+            file = repository / model.name / model.missing
+            steps.append(f"put your {file.name} at {file} (model files stay out of git)")
+    steps.append(f"tritoncfg lint {repository}")
+    return steps
 
 
 def _prompt() -> tuple[str | None, Template | None, Path | None]:

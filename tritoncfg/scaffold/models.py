@@ -32,6 +32,7 @@ class ModelFiles:
 
     name: str
     files: dict[str, str | Path] = field(default_factory=dict)
+    missing: str | None = None  # the model file the user still has to put in, e.g. 1/model.onnx
 
 
 def default_tensors(template: str) -> tuple[list[TensorSpec], list[TensorSpec]]:
@@ -97,6 +98,7 @@ def from_template(
         )
     else:
         model.files[f"1/{KEEP}"] = ""
+        model.missing = f"1/{MODEL_FILES[BACKENDS[template]]}"
     return [model]
 
 
