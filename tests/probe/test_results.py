@@ -148,6 +148,7 @@ def test_a_latency_budget_bounds_the_sizes_and_gives_the_queue_delay() -> None:
 def test_a_target_rate_sizes_the_instance_count_and_a_flat_curve_asks_for_two() -> None:
     found = suggest(result(*((b, "OK", t, p) for b, t, p in CURVE)), target_rps=10000)
     assert found is not None and found.instance_count == 3  # ceil(10000 / 4000)
+    assert "count 3: 10,000 infer/s target / 4,000 per instance" in found.why
     flat = suggest(result((1, "OK", 1000.0, 1.0), (8, "OK", 1200.0, 8.0)))
     assert flat is not None and flat.instance_count == 2
 

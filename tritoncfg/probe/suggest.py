@@ -77,7 +77,8 @@ def _instances(
         count = max(1, math.ceil(target_rps / best_rate))
         return (
             count,
-            f"count {count}: {target_rps:g} inf/s target / {best_rate:,.0f} per instance",
+            f"count {count}: {target_rps:,.{0 if float(target_rps).is_integer() else 1}f} infer/s "
+            f"target / {best_rate:,.0f} per instance",
         )
     gain = _rate(points[-1]) / _rate(points[0])
     if len(points) > 1 and gain < FLAT:
