@@ -111,3 +111,26 @@ def test_settings_that_cannot_be_used_are_a_usage_error(tmp_path: Path) -> None:
     (root / "tritoncfg.toml").write_text('model-files = "sometimes"\n')
     done = run("gen", "warmup", str(root / REPOSITORY / "clf"))
     assert done.returncode == 2 and "tritoncfg.toml: model-files" in done.stderr
+
+
+@pytest.mark.parametrize("installed", [True, False])
+def test_the_backends_setting_decides_as_for_lint(installed: bool, tmp_path: Path) -> None:
+    """A custom backend is an error (TC120) unless the settings list it as installed: gen
+    follows the same settings as lint, either way."""
+    root = tmp_path / "proj"
+    model = root / "models" / "custom"
+    (model / "1").mkdir(parents=True)
+    (model / "config.pbtxt").write_text(
+        'backend: "mybackend"\nmax_batch_size: 4\n'
+        'input [\n  {\n    name: "X"\n    data_type: TYPE_FP32\n    dims: [ 2 ]\n  }\n]\n'
+        'output [\n  {\n    name: "Y"\n    data_type: TYPE_FP32\n    dims: [ 2 ]\n  }\n]\n'
+    )
+    backends = 'backends = ["mybackend"]\n' if installed else ""
+    (root / "tritoncfg.toml").write_text(f'repository = "models"\n{backends}')
+    linted = run("lint", str(root))
+    assert (linted.returncode == 0) is installed, linted.stdout
+    assert ("TC120" in linted.stdout) is not installed
+    done = run("gen", "dynamic-batching", str(model), "--preferred", "2", "--write")
+    assert (done.returncode == 0) is installed, done.stderr
+    assert ("TC120" in done.stderr) is not installed
+    assert ("preferred_batch_size" in (model / "config.pbtxt").read_text()) is installed
