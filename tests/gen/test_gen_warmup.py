@@ -205,3 +205,34 @@ def test_zero_data_says_what_each_control_reads_as(tmp_path: Path) -> None:
     done = run("gen", "warmup", str(model))
     assert done.returncode == 0, done.stderr
     assert "zero_data: START false, END false, READY false, CORRID 0" in done.stderr
+
+
+def test_implicit_state_is_given_by_each_sample(tmp_path: Path) -> None:
+    """Warmup requests carry no sequence, so Triton loads no implicit state into them: each
+    sample gives the state inputs, zeros; a state with a -1 dim takes --dim or is left out."""
+    from tritoncfg.schema import DataType
+
+    repo = tmp_path / "repo"
+    model = _sequence_model(repo)
+    config = model / "config.pbtxt"
+    config.write_text(
+        config.read_text().replace(
+            "sequence_batching {",
+            "sequence_batching {\n  state [\n"
+            '    { input_name: "STATE_IN" output_name: "STATE_OUT" data_type: TYPE_INT64 dims: [ 4 ] },\n'
+            '    { input_name: "CACHE_IN" output_name: "CACHE_OUT" data_type: TYPE_FP16 dims: [ -1, 2 ] }\n'
+            "  ]",
+        )
+    )
+    assert run("fmt", str(model)).returncode == 0 and errors(repo) == []
+    shown = run("gen", "warmup", str(model))
+    assert "state 'CACHE_IN' has a -1 dim: left out of the samples (give --dim)" in shown.stderr
+    assert '"CACHE_IN"' not in shown.stdout
+    _, after = round_trip(model, "warmup", "--data-dir", "--dim", "CACHE_IN=3")
+    sample = parse(after).message.model_warmup[0]
+    state = sample.inputs["STATE_IN"]
+    assert DataType.Name(state.data_type) == "TYPE_INT64" and list(state.dims) == [4]
+    assert list(sample.inputs["CACHE_IN"].dims) == [3, 2]
+    assert (model / "warmup" / "STATE_IN.bin").read_bytes() == bytes(4 * 8)
+    assert (model / "warmup" / "CACHE_IN.bin").read_bytes() == bytes(3 * 2 * 2)
+    assert set(sample.inputs) == {"X", *CONTROLS, "STATE_IN", "CACHE_IN"}

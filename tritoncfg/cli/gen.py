@@ -319,7 +319,7 @@ def warmup_command(
     ] = False,
     dim: Annotated[
         list[str] | None,
-        typer.Option(help="NAME=SIZE: the size of an input's -1 dims (repeatable)."),
+        typer.Option(help="NAME=SIZE: the size of an input's (or a state's) -1 dims (repeatable)."),
     ] = None,
     count: Annotated[int, typer.Option(min=1, help="Executions of each sample.")] = 1,
     write: Write = False,

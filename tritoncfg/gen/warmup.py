@@ -14,7 +14,10 @@ declares `control_input` therefore gives each control tensor itself: dims `[1]`,
 sequence batcher types it (`sequence_batch_scheduler.cc`, `CreateBooleanControlTensors`: START,
 END and READY by the `*_false_true` they set, CORRID by its `data_type`). With `--data-dir` its
 file holds the values of a one-request sequence (START, END and READY true, correlation id 1);
-otherwise it is `zero_data` (random flags would mean nothing).
+otherwise it is `zero_data` (random flags would mean nothing). Implicit state
+(`sequence_batching.state`) is not loaded into warmup requests either (`LoadInputStates` has no
+sequence to load it from), so each state's `input_name` is given too, zeros of its type and
+dims (a -1 dim from `--dim`, else the state is left out with a note).
 """
 
 from __future__ import annotations
@@ -175,12 +178,45 @@ def _controls(
     return entries
 
 
+def _states(
+    config: ModelConfig, request: WarmupRequest, files: dict[str, bytes] | None, notes: list[str]
+) -> dict[str, ModelWarmup.Input]:
+    """A warmup input for each implicit state (see the module doc): zeros of the state's type."""
+    entries: dict[str, ModelWarmup.Input] = {}
+    declared = {t.name for t in config.input}
+    rng = random.Random(0)
+    for state in config.sequence_batching.state:
+        name = state.input_name
+        if name in declared or not name:
+            continue
+        dims = [request.dims.get(name, -1) if d == -1 else d for d in state.dims]
+        if -1 in dims:
+            notes.append(f"state '{name}' has a -1 dim: left out of the samples (give --dim)")
+            continue
+        entry = ModelWarmup.Input(data_type=state.data_type, dims=dims)
+        if files is not None:
+            file_name = _file_name(name, files)
+            dtype = DataType.Name(state.data_type)
+            files[file_name] = element_bytes(dtype, math.prod(dims), "zero", rng)
+            entry.input_data_file = file_name
+        else:
+            entry.zero_data = True
+        entries[name] = entry
+    if entries:
+        notes.append(
+            f"implicit state {', '.join(entries)}: Triton's warmup loads none, so each sample "
+            "gives it, zeros"
+        )
+    return entries
+
+
 def generate(target: Target, request: WarmupRequest, notes: list[str]) -> Change:
     message = target.parsed.message
     if message.platform == "ensemble":
         raise GenError(f"model_warmup can not be specified for ensemble '{target.name}'")
     config = completed_config(target)
-    unknown = set(request.dims) - {t.name for t in config.input}
+    states = {s.input_name for s in config.sequence_batching.state}
+    unknown = set(request.dims) - {t.name for t in config.input} - states
     if unknown:
         raise GenUsageError(
             f"--dim names no input of model '{target.name}': {', '.join(sorted(unknown))}"
@@ -212,6 +248,7 @@ def generate(target: Target, request: WarmupRequest, notes: list[str]) -> Change
     if not inputs:
         raise GenError(f"model '{target.name}' has no input to warm up")
     inputs.update(_controls(config, files if request.files else None, notes))
+    inputs.update(_states(config, request, files if request.files else None, notes))
     wanted = ModelConfig()
     for size in batch_sizes(message):
         sample = wanted.model_warmup.add(name=f"batch_{size}", batch_size=size, count=request.count)
