@@ -103,3 +103,22 @@ def test_gpu_memory_refuses_a_count_whose_weights_do_not_fit(tmp_path: Path) -> 
     )
     assert fits.returncode == 0, fits.stderr
     assert parse((model / "config.pbtxt").read_text()).message.instance_group[0].count == 1
+
+
+def test_the_settings_gpu_memory_applies_and_the_option_wins(tmp_path: Path) -> None:
+    from models.onnxkit import FLOAT, make_onnx
+
+    model = tmp_path / "repo" / "big"
+    make_onnx(
+        model / "1" / "model.onnx",
+        [("x", FLOAT, ["b", 1024])],
+        [("y", FLOAT, ["b", 1024])],
+        initializers=[("W", FLOAT, [1024, 1024])],  # 4 MiB of weights
+    )
+    (model / "config.pbtxt").write_text('backend: "onnxruntime"\nmax_batch_size: 8\n')
+    (tmp_path / "tritoncfg.toml").write_text('gpu-memory = "6MiB"\n')
+    assert errors(model) == []
+    done = run("gen", "instance-group", str(model), "--count", "2")
+    assert done.returncode == 1 and "TC914" in done.stderr  # as `tritoncfg lint` would find
+    roomy = run("gen", "instance-group", str(model), "--count", "2", "--gpu-memory", "80GiB")
+    assert roomy.returncode == 0, roomy.stderr
