@@ -16,7 +16,7 @@ from dataclasses import field
 from pathlib import Path
 
 from tritoncfg.checks import LintOptions
-from tritoncfg.checks.engine import check_repositories
+from tritoncfg.checks.engine import check_repositories, sort_diagnostics
 from tritoncfg.checks.registry import CheckContext
 from tritoncfg.checks.selection import PathFilters, RuleSelection
 from tritoncfg.cloud.url import is_cloud
@@ -213,10 +213,7 @@ def _lint(
     outcomes = [outcome if outcome is not None else next(fresh) for outcome in outcomes]
     done = [o for o in outcomes if o is not None]
     found = [*job.finish(unrouted), *(d for o in done for d in o.diagnostics)]
-    unique = {(d.code, d.path, d.span, d.message): d for d in found}
-    diagnostics = sorted(
-        unique.values(), key=lambda d: (d.sort_key[0], d.code == "TC009", d.sort_key)
-    )
+    diagnostics = sort_diagnostics(found)
     linted = [(s, o) for s, o in zip(selected, done, strict=True) if o.linted]
     sources = SourceTexts()
     for outcome in done:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import field, replace
 
 from tritoncfg.checks.engine import check_model
-from tritoncfg.checks.gates import RulePlan
+from tritoncfg.checks.plan import RulePlan
 from tritoncfg.checks.registry import RULES, CheckContext, LintOptions, Rule
 from tritoncfg.checks.selection import PathFilters, RuleSelection
 from tritoncfg.checks.suppress import UNUSED, apply_suppressions
@@ -133,7 +133,7 @@ class Linter:
         self.ctx = CheckContext(self.workspace, job.options)
         self.plan = RulePlan(list(job.rules))
         self.job = job
-        self.report_unused = any(r.code == UNUSED for r in job.rules)
+        self.report_unused = any(r.code == UNUSED.code for r in job.rules)
 
     def outcome(self, model: LoadedModel, routed: Sequence[Diagnostic]) -> ModelOutcome:
         self.workspace.asked = set()

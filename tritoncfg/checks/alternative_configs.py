@@ -1,31 +1,27 @@
 """TC915: an alternative config (`configs/<name>.pbtxt`) that Triton would refuse.
 
 Triton reads `configs/<name>.pbtxt` instead of `config.pbtxt` when it is started with
-`--model-config-name=<name>` (spec TV017), so a repository often ships one model with several
-configs, one per deployment. Linting with the config in use says nothing about the others: an
-error that only the `prod` alternative has stays hidden until the server that uses it starts."""
+`--model-config-name=<name>` (`model_config_utils.cc: GetModelConfigFullPath`), so a repository
+often ships one model with several configs, one per deployment. Linting with the config in use says
+nothing about the others: an error that only the `prod` alternative has stays hidden until the
+server that uses it starts."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tritoncfg.checks.gates import plan_findings, plan_without
-from tritoncfg.checks.registry import (
-    CheckContext,
-    Finding,
-    Rule,
-    model_rule,
-)
+from tritoncfg.checks.plan import plan_without
+from tritoncfg.checks.registry import CheckContext, Finding, ModelRule, Phase, model_rule
 from tritoncfg.diagnostics import Severity
 from tritoncfg.workspace import LoadedModel
 
-PHASE = "BEST_PRACTICE"
-_NOT_A_LOAD_ERROR = frozenset({"BEST_PRACTICE", "RUNTIME"})
+PHASE = Phase.BEST_PRACTICE
+_NOT_A_LOAD_ERROR = frozenset({Phase.BEST_PRACTICE, Phase.RUNTIME})
 
 
-def _errors(model: LoadedModel, ctx: CheckContext) -> Iterator[tuple[Rule, Finding]]:
+def _errors(model: LoadedModel, ctx: CheckContext) -> Iterator[tuple[ModelRule, Finding]]:
     """(rule, finding) of every error Triton would report for `model`."""
-    for rule, finding in plan_findings(plan_without(ctx, _NOT_A_LOAD_ERROR), model, ctx):
+    for rule, finding in plan_without(ctx, _NOT_A_LOAD_ERROR).findings(model, ctx):
         if (finding.severity or rule.severity) is Severity.ERROR:
             yield rule, finding
 

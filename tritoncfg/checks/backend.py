@@ -1,10 +1,11 @@
 """TC120-TC125: BACKEND_CREATE. Finding the backend library (`TritonModel::
-GetBackendLibraryProperties`, spec §10 TV160-TV164, TN04) and the python backend's model file.
+GetBackendLibraryProperties` in backend_model.cc, which also finds Python-based backends) and the
+python backend's model file.
 
-Whether a library exists on the serving host is known only with `--backend-dir`; without it,
-what cannot be decided is an info that names Triton's default `/opt/tritonserver/backends`.
-Lookups in the model directory use discovery's entries; the backend directory (outside the
-repository) is only probed for existence, never read."""
+Whether a library exists on the serving host is known only with `--backend-dir`; without it, what
+cannot be decided is an info that names Triton's default `/opt/tritonserver/backends`. Lookups in
+the model directory use discovery's entries; the backend directory (outside the repository) is only
+probed for existence, never read."""
 
 from __future__ import annotations
 
@@ -12,13 +13,13 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, model_rule
 from tritoncfg.complete.autofill import ENSEMBLE
 from tritoncfg.diagnostics import Severity
 from tritoncfg.repository.version_selection import select_versions
 from tritoncfg.workspace import LoadedModel
 
-PHASE = "BACKEND_CREATE"
+PHASE = Phase.BACKEND_CREATE
 DEFAULT_BACKEND_DIR = "/opt/tritonserver/backends"  # tritonserver --backend-directory
 DEFAULT_REPOAGENT_DIR = "/opt/tritonserver/repoagents"  # tritonserver --repoagent-directory
 PYTHON_RUNTIME = "model.py"  # kPythonFilename: marks a Python-based backend

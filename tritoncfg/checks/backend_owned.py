@@ -1,16 +1,17 @@
-"""Backend-owned checks that a config alone decides (spec §15): what the PyTorch and DALI
-backends reject in `ModelInitFn`, before core validates inputs and outputs."""
+"""Backend-owned checks that a config alone decides (the backends' own sources): what the PyTorch
+and DALI backends reject in `ModelInitFn`, before core validates inputs and outputs."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
 
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks import gates
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, model_rule
 from tritoncfg.diagnostics import Severity
 from tritoncfg.workspace import LoadedModel
 
-PHASE = "MODEL_INIT"
+PHASE = Phase.MODEL_INIT
 _PLAIN_FILENAME = re.compile(r"[A-Za-z0-9._-]")
 
 
@@ -20,6 +21,7 @@ _PLAIN_FILENAME = re.compile(r"[A-Za-z0-9._-]")
     severity=Severity.ERROR,
     summary="A PyTorch model lists no outputs; the PyTorch backend does not auto-complete them.",
     phase=PHASE,
+    gate=gates.backend_owned,
 )
 def pytorch_without_outputs(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -60,6 +62,7 @@ def pytorch_without_outputs(model: LoadedModel, ctx: CheckContext) -> Iterator[F
     severity=Severity.ERROR,
     summary="A DALI model's default_model_filename holds a character other than letters, digits, '.', '_', '-'.",
     phase=PHASE,
+    gate=gates.backend_owned,
 )
 def dali_invalid_model_filename(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

@@ -1,18 +1,18 @@
-"""TC2xx: max_batch_size and dynamic batching, as `ValidateModelConfig` checks them (spec §6,
-TV035, TV040-TV046). Triton stops at the first failure; these rules report every one."""
+"""TC2xx: max_batch_size and dynamic batching, as `ValidateModelConfig` checks them
+(model_config_utils.cc). Triton stops at the first failure; these rules report every one."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, model_rule
 from tritoncfg.diagnostics import Fix, Severity
 from tritoncfg.schema import ModelDynamicBatching, ModelQueuePolicy
 from tritoncfg.text.edits import Edit
 from tritoncfg.text.tree import ListValue
 from tritoncfg.workspace import LoadedModel
 
-PHASE = "VALIDATE"
+PHASE = Phase.VALIDATE
 
 
 def _dynamic_batching(model: LoadedModel, ctx: CheckContext) -> ModelDynamicBatching | None:
@@ -22,8 +22,8 @@ def _dynamic_batching(model: LoadedModel, ctx: CheckContext) -> ModelDynamicBatc
 
 
 def _written_preferred_sizes(model: LoadedModel) -> list[int]:
-    """The preferred sizes the user wrote; TN07 adds `[max_batch_size]` only to an empty list,
-    and that value always passes, so the user's own list is what can fail."""
+    """The preferred sizes the user wrote; `NormalizeModelConfig` adds `[max_batch_size]` only to
+    an empty list, and that value always passes, so the user's own list is what can fail."""
     if model.config is None or not model.config.message.HasField("dynamic_batching"):
         return []
     return list(model.config.message.dynamic_batching.preferred_batch_size)

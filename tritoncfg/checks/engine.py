@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tritoncfg.checks.gates import RulePlan
 from tritoncfg.checks.parse import CHECKS_SKIPPED
-from tritoncfg.checks.registry import RULES, CheckContext, Finding, LintOptions, Rule, checkable
+from tritoncfg.checks.plan import RulePlan
+from tritoncfg.checks.registry import (
+    RULES,
+    CheckContext,
+    Finding,
+    LintOptions,
+    ModelRule,
+    RepositoryRule,
+    Rule,
+)
 from tritoncfg.diagnostics import Diagnostic, TritonVerdict
 from tritoncfg.text.span import FILE_START
 from tritoncfg.workspace import LoadedModel, Workspace
@@ -31,8 +39,8 @@ def _diagnostic(rule: Rule, finding: Finding, path: str, model: str | None) -> D
     )
 
 
-def _skipped_note(model: LoadedModel, skipped: list[Rule]) -> Diagnostic:
-    note = RULES[CHECKS_SKIPPED]
+def _skipped_note(model: LoadedModel, skipped: list[ModelRule]) -> Diagnostic:
+    note = CHECKS_SKIPPED
     return Diagnostic(
         code=note.code,
         rule=note.name,
@@ -53,8 +61,8 @@ def check_repositories(
     found: list[Diagnostic] = []
     for repository in workspace.repositories:
         for rule in active:
-            if rule.scope == "repository":
-                for finding in rule.check(repository, ctx):  # type: ignore[arg-type]
+            if isinstance(rule, RepositoryRule):
+                for finding in rule.check(repository, ctx):
                     found.append(_diagnostic(rule, finding, str(repository.root), None))
     return found
 
@@ -62,18 +70,9 @@ def check_repositories(
 def check_model(model: LoadedModel, ctx: CheckContext, plan: RulePlan) -> list[Diagnostic]:
     """The findings of the model-scope rules for one model, in rule order."""
     found: list[Diagnostic] = []
-    skipped: list[Rule] = []
-    meaningful = checkable(model, ctx.options)
-    # rule families whose feature the config does not use have nothing to find: not called
-    computed = ctx.findings_of(model)  # what the ensemble checks already asked for
-    for rule in plan.for_config(ctx.config(model) if meaningful else None):
-        if rule.needs_valid_config and not meaningful:
-            if model.config is not None:
-                skipped.append(rule)
-            continue
-        findings = computed.get(rule.code)
-        if findings is None:
-            findings = computed[rule.code] = list(rule.check(model, ctx))  # type: ignore[arg-type]
+    skipped: list[ModelRule] = []
+    # rules whose gate is shut for the config have nothing to find: not called
+    for rule, findings in plan.run(model, ctx, skipped):
         for finding in findings:
             found.append(_diagnostic(rule, finding, model.config_path, model.name))
     if skipped:
@@ -81,12 +80,16 @@ def check_model(model: LoadedModel, ctx: CheckContext, plan: RulePlan) -> list[D
     return found
 
 
+def report_order(d: Diagnostic) -> tuple[object, ...]:
+    """The sort key of a report: by file and position; the skipped-checks note closes its
+    file's list."""
+    return (d.sort_key[0], d.code == CHECKS_SKIPPED.code, d.sort_key)
+
+
 def sort_diagnostics(found: Iterable[Diagnostic]) -> list[Diagnostic]:
-    """Deduplicated, by file and position; the skipped-checks note closes its file's list."""
+    """Deduplicated, in report order."""
     unique = {(d.code, d.path, d.span, d.message): d for d in found}
-    return sorted(
-        unique.values(), key=lambda d: (d.sort_key[0], d.code == CHECKS_SKIPPED, d.sort_key)
-    )
+    return sorted(unique.values(), key=report_order)
 
 
 def run_checks(

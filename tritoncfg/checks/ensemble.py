@@ -1,5 +1,5 @@
-"""TC501-TC507: VALIDATE for ensembles, the shape of one config on its own (spec §6, TV064-TV071,
-TV077: `ValidateEnsembleSchedulingConfig`, `BuildEnsembleGraph`). The data flow between the steps
+"""TC501-TC507: VALIDATE for ensembles, the shape of one config on its own (model_config_utils.cc:
+`ValidateEnsembleSchedulingConfig`, `BuildEnsembleGraph`). The data flow between the steps
 is checked in `ensemble_flow` (TC508-TC512), the step models in `ensemble_deps` (DEPS) and
 `ensemble_xmodel` (XMODEL)."""
 
@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tritoncfg.checks import gates
 from tritoncfg.checks.ensemble_flow import ENSEMBLE, ensemble_scheduled, step_path
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, model_rule
 from tritoncfg.diagnostics import Severity
 from tritoncfg.schema import ModelConfig
 from tritoncfg.workspace import LoadedModel
 
-PHASE = "VALIDATE"
+PHASE = Phase.VALIDATE
 
 
 @model_rule(
@@ -22,6 +23,7 @@ PHASE = "VALIDATE"
     severity=Severity.ERROR,
     summary="`ensemble_scheduling` is set on a model whose platform is not `ensemble`.",
     phase=PHASE,
+    gate=gates.ensemble,
 )
 def ensemble_scheduling_on_non_ensemble(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -64,6 +66,7 @@ def ensemble_scheduling_on_non_ensemble(model: LoadedModel, ctx: CheckContext) -
     severity=Severity.ERROR,
     summary='`platform: "ensemble"` without `ensemble_scheduling`.',
     phase=PHASE,
+    gate=gates.ensemble,
 )
 def ensemble_without_scheduling(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -125,6 +128,7 @@ def _not_for_ensembles(
     severity=Severity.ERROR,
     summary="An ensemble has `instance_group`.",
     phase=PHASE,
+    gate=gates.ensemble,
 )
 def ensemble_instance_group(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -168,6 +172,7 @@ def ensemble_instance_group(model: LoadedModel, ctx: CheckContext) -> Iterator[F
     severity=Severity.ERROR,
     summary="An ensemble has `optimization`.",
     phase=PHASE,
+    gate=gates.ensemble,
 )
 def ensemble_optimization(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -212,6 +217,7 @@ def ensemble_optimization(model: LoadedModel, ctx: CheckContext) -> Iterator[Fin
     severity=Severity.ERROR,
     summary="An ensemble has `model_warmup`.",
     phase=PHASE,
+    gate=gates.ensemble,
 )
 def ensemble_model_warmup(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -252,6 +258,7 @@ def ensemble_model_warmup(model: LoadedModel, ctx: CheckContext) -> Iterator[Fin
     severity=Severity.ERROR,
     summary="`ensemble_scheduling` has no `step`.",
     phase=PHASE,
+    gate=gates.ensemble,
 )
 def ensemble_without_steps(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -291,6 +298,7 @@ def ensemble_without_steps(model: LoadedModel, ctx: CheckContext) -> Iterator[Fi
     severity=Severity.ERROR,
     summary="An ensemble step lacks `model_name`, `input_map` or `output_map`.",
     phase=PHASE,
+    gate=gates.ensemble,
 )
 def incomplete_ensemble_step(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

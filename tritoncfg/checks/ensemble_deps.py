@@ -1,4 +1,4 @@
-"""TC520-TC523: DEPS, the step models an ensemble depends on (spec §8, TV130-TV134:
+"""TC520-TC523: DEPS, the step models an ensemble depends on (model_repository_manager.cc:
 `ConnectDependencyGraph`, `CircularDependencyCheck`, `CheckNode`). A step model is looked up
 among the models of the same repository with `ctx.workspace.peer`, which loads it even when only
 the ensemble was selected."""
@@ -7,23 +7,44 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tritoncfg.checks import gates
 from tritoncfg.checks.ensemble_flow import ENSEMBLE, ensemble_scheduled, step_path
 from tritoncfg.checks.ensemble_graph import ModelKey, analyse, model_key
-from tritoncfg.checks.gates import plan_findings, plan_without
-from tritoncfg.checks.registry import CheckContext, Finding, at, checkable, model_rule
+from tritoncfg.checks.plan import plan_without
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, checkable, model_rule
 from tritoncfg.diagnostics import Severity
 from tritoncfg.repository.version_selection import select_versions
 from tritoncfg.workspace import LoadedModel
 
-PHASE = "DEPS"
+PHASE = Phase.DEPS
 
 # When Triton meets a model's first error: at repository poll (the model never enters the
 # dependency graph, so an ensemble naming it says "not available"), or while loading it.
-_POLL = ("PARSE", "REPO", "AUTOFILL", "VALIDATE", "NAME")
-_POLL_STRICT = ("PARSE", "REPO", "AUTOFILL", "VALIDATE", "VALIDATE_IO", "NAME")
-_LOAD = ("VERSIONS", "BACKEND_CREATE", "VALIDATE_IO", "MODEL_INIT", "INSTANCE", "SCHEDULER")
-_LOAD_STRICT = ("VERSIONS", "BACKEND_CREATE", "MODEL_INIT", "INSTANCE", "SCHEDULER")
-_NOT_A_LOAD_ERROR = frozenset({"DEPS", "XMODEL", "RUNTIME", "BEST_PRACTICE"})
+_POLL = (Phase.PARSE, Phase.REPO, Phase.AUTOFILL, Phase.VALIDATE, Phase.NAME)
+_POLL_STRICT = (
+    Phase.PARSE,
+    Phase.REPO,
+    Phase.AUTOFILL,
+    Phase.VALIDATE,
+    Phase.VALIDATE_IO,
+    Phase.NAME,
+)
+_LOAD = (
+    Phase.VERSIONS,
+    Phase.BACKEND_CREATE,
+    Phase.VALIDATE_IO,
+    Phase.MODEL_INIT,
+    Phase.INSTANCE,
+    Phase.SCHEDULER,
+)
+_LOAD_STRICT = (
+    Phase.VERSIONS,
+    Phase.BACKEND_CREATE,
+    Phase.MODEL_INIT,
+    Phase.INSTANCE,
+    Phase.SCHEDULER,
+)
+_NOT_A_LOAD_ERROR = frozenset({Phase.DEPS, Phase.XMODEL, Phase.RUNTIME, Phase.BEST_PRACTICE})
 
 
 def _upstreams(model: LoadedModel, ctx: CheckContext) -> list[tuple[int, LoadedModel]]:
@@ -75,9 +96,9 @@ def _first_errors(model: LoadedModel, ctx: CheckContext) -> tuple[str | None, st
 
 def _compute_first_errors(model: LoadedModel, ctx: CheckContext) -> tuple[str | None, str | None]:
     poll, load = (_POLL_STRICT, _LOAD_STRICT) if ctx.strict else (_POLL, _LOAD)
-    first: dict[tuple[str, ...], tuple[tuple[int, int], str]] = {}
+    first: dict[tuple[Phase, ...], tuple[tuple[int, int], str]] = {}
     # the DEPS/XMODEL rules would recurse here
-    for rule, finding in plan_findings(plan_without(ctx, _NOT_A_LOAD_ERROR), model, ctx):
+    for rule, finding in plan_without(ctx, _NOT_A_LOAD_ERROR).findings(model, ctx):
         phase = finding.phase or rule.phase
         severity = finding.severity or rule.severity
         if severity is not Severity.ERROR or not finding.triton_message:
@@ -136,7 +157,7 @@ def dependency_error(
     model: LoadedModel, ctx: CheckContext, visiting: frozenset[ModelKey] = frozenset()
 ) -> str | None:
     """The first DEPS or XMODEL error of an ensemble, as Triton logs it (for an ensemble that is
-    itself a step: TV132 quotes it)."""
+    itself a step: Triton quotes it when the outer ensemble fails)."""
     name = ctx.completion(model).name
     steps = ctx.config(model).ensemble_scheduling.step
     for step in steps:
@@ -171,6 +192,7 @@ def dependency_error(
     severity=Severity.ERROR,
     summary="An ensemble step names a model that is not in the repository.",
     phase=PHASE,
+    gate=gates.ensemble,
 )
 def step_model_not_found(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -212,6 +234,7 @@ def step_model_not_found(model: LoadedModel, ctx: CheckContext) -> Iterator[Find
     severity=Severity.ERROR,
     summary="An ensemble depends on itself, directly or through other ensembles.",
     phase=PHASE,
+    gate=gates.ensemble,
 )
 def ensemble_dependency_cycle(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -257,6 +280,7 @@ def ensemble_dependency_cycle(model: LoadedModel, ctx: CheckContext) -> Iterator
     severity=Severity.ERROR,
     summary="An ensemble step runs a model that fails to load.",
     phase=PHASE,
+    gate=gates.ensemble,
 )
 def step_model_invalid(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -308,6 +332,7 @@ def step_model_invalid(model: LoadedModel, ctx: CheckContext) -> Iterator[Findin
     severity=Severity.ERROR,
     summary="A step asks for a `model_version` that the step model does not load.",
     phase=PHASE,
+    gate=gates.ensemble,
 )
 def step_model_version_not_loaded(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

@@ -1,7 +1,7 @@
-"""TC508-TC512: VALIDATE for ensembles, the data flow between the steps of one config (spec §6,
-TV072-TV076), as `BuildEnsembleGraph` and `ValidateEnsembleSchedulingConfig` see it: ensemble
-tensors are the `input_map`/`output_map` values, a step's outputs depend on all its inputs, and
-what the ensemble inputs cannot reach is "not written" or "unused"."""
+"""TC508-TC512: VALIDATE for ensembles, the data flow between the steps of one config
+(model_config_utils.cc), as `BuildEnsembleGraph` and `ValidateEnsembleSchedulingConfig` see it:
+ensemble tensors are the `input_map`/`output_map` values, a step's outputs depend on all its inputs,
+and what the ensemble inputs cannot reach is "not written" or "unused"."""
 
 from __future__ import annotations
 
@@ -9,14 +9,15 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import field
 
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks import gates
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, model_rule
 from tritoncfg.diagnostics import Severity
 from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig
 from tritoncfg.text.bind import FieldPath
 from tritoncfg.workspace import LoadedModel
 
-PHASE = "VALIDATE"
+PHASE = Phase.VALIDATE
 ENSEMBLE = "ensemble"
 
 
@@ -54,8 +55,9 @@ class DataFlow:
     rewritten: list[tuple[int, str, str]]  # (step, output_map key, tensor) written a second time
 
     def unconnected_source(self, tensor: Tensor) -> Tensor | None:
-        """The not-ready tensor Triton names in TV075's suffix: follow the first not-ready
-        predecessor upwards, each name once; None when the walk never leaves `tensor`."""
+        """The not-ready tensor Triton names in the suffix of its "not written" message:
+        follow the first not-ready predecessor upwards, each name once; None when the walk never
+        leaves `tensor`."""
         seen: set[str] = set()
         last = tensor
         nodes: list[Tensor] | None = tensor.prev
@@ -122,6 +124,7 @@ def _flow(model: LoadedModel, ctx: CheckContext) -> DataFlow | None:
     severity=Severity.ERROR,
     summary="The same ensemble tensor is an `output_map` value more than once.",
     phase=PHASE,
+    gate=gates.ensemble,
 )
 def ensemble_tensor_written_twice(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -173,6 +176,7 @@ def ensemble_tensor_written_twice(model: LoadedModel, ctx: CheckContext) -> Iter
     severity=Severity.ERROR,
     summary="An ensemble input that no step reads.",
     phase=PHASE,
+    gate=gates.ensemble,
 )
 def unused_ensemble_input(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -223,6 +227,7 @@ def unused_ensemble_input(model: LoadedModel, ctx: CheckContext) -> Iterator[Fin
     severity=Severity.ERROR,
     summary="An ensemble output that no step writes.",
     phase=PHASE,
+    gate=gates.ensemble,
 )
 def unmapped_ensemble_output(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -273,6 +278,7 @@ def unmapped_ensemble_output(model: LoadedModel, ctx: CheckContext) -> Iterator[
     severity=Severity.ERROR,
     summary="An ensemble output that the ensemble inputs cannot reach.",
     phase=PHASE,
+    gate=gates.ensemble,
 )
 def unwritten_ensemble_output(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -333,6 +339,7 @@ def unwritten_ensemble_output(model: LoadedModel, ctx: CheckContext) -> Iterator
     severity=Severity.ERROR,
     summary="An ensemble tensor that is unreachable from the inputs or that no step reads.",
     phase=PHASE,
+    gate=gates.ensemble,
 )
 def unused_ensemble_tensor(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

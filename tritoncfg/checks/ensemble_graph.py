@@ -1,5 +1,5 @@
-"""The ensemble tensor graph across models: Triton's `ValidateEnsembleConfig` (spec §8,
-TV135-TV141), offline.
+"""The ensemble tensor graph across models: Triton's `ValidateEnsembleConfig`
+(ensemble_utils.cc), offline.
 
 Each ensemble tensor takes its data type and shape from the first model that names it: the
 ensemble's own inputs, then its outputs, then the steps in order (each step's inputs in the step
@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import field
+from enum import Enum, auto
 from pathlib import Path
 
 from tritoncfg.checks.ensemble_flow import map_path, step_path
@@ -38,9 +39,22 @@ def model_key(model: LoadedModel) -> ModelKey:
     return (model.repository.root, model.name)
 
 
+class StepProblem(Enum):
+    """What is wrong with an ensemble step against its step model's config; each kind is one
+    rule's (ensemble_xmodel)."""
+
+    BATCH_SIZE_TOO_SMALL = auto()
+    UNKNOWN_INPUT = auto()
+    UNKNOWN_OUTPUT = auto()
+    INPUT_NOT_MAPPED = auto()
+    TYPE_MISMATCH = auto()
+    SHAPE_MISMATCH = auto()
+    MIXED_DECOUPLED = auto()
+
+
 @record(frozen=True)
 class Problem:
-    code: str
+    kind: StepProblem
     message: str
     path: FieldPath
     triton_message: str | None
@@ -89,7 +103,8 @@ def _same_shape(a: Sequence[int], b: Sequence[int]) -> bool:
 @record
 class Analysis:
     problems: list[Problem]
-    decoupled: bool  # TN17: Triton sets the ensemble's model_transaction_policy.decoupled to this
+    # ValidateEnsembleConfig sets the ensemble's model_transaction_policy.decoupled to this
+    decoupled: bool
 
 
 class _Graph:
@@ -103,9 +118,14 @@ class _Graph:
         self.sink = Node(self.name, f"the outputs of ensemble '{self.name}'", ("output",))
 
     def problem(
-        self, code: str, message: str, path: FieldPath, triton: str | None, value: bool = True
+        self,
+        kind: StepProblem,
+        message: str,
+        path: FieldPath,
+        triton: str | None,
+        value: bool = True,
     ) -> None:
-        self.problems.append(Problem(code, message, path, triton, value=value))
+        self.problems.append(Problem(kind, message, path, triton, value=value))
 
     def tensor(self, name: str, model: str, role: str, path: FieldPath) -> Node:
         return self.tensors.setdefault(name, Node(model, role, path))
@@ -149,7 +169,7 @@ class _Graph:
         prefix = f"in ensemble {self.name}, ensemble tensor {tensor}: "
         if node.dtype != other.dtype:
             self.problem(
-                "TC534",
+                StepProblem.TYPE_MISMATCH,
                 f"ensemble tensor '{tensor}' is {type_name(node.dtype)} as {node.role} but "
                 f"{type_name(dtype)} as {role}; make the data types agree",
                 (*path, "value"),
@@ -160,7 +180,7 @@ class _Graph:
             node.full_dims, other.full_dims
         ):
             self.problem(
-                "TC535",
+                StepProblem.SHAPE_MISMATCH,
                 f"ensemble tensor '{tensor}' has shape {dims_text(node.full_dims)} as {node.role} "
                 f"but {dims_text(other.full_dims)} as {role} (-1 first: the batch dimension of a "
                 "model with max_batch_size > 0); make the dims agree",
@@ -204,7 +224,7 @@ class _Graph:
         mbs, ours = config.max_batch_size, self.config.max_batch_size
         if mbs != 0 and mbs < ours:
             self.problem(
-                "TC530",
+                StepProblem.BATCH_SIZE_TOO_SMALL,
                 f"model '{step.model_name}' (step {i}) allows batches of at most {mbs}, but this "
                 f"ensemble accepts {ours}; lower the ensemble's max_batch_size to {mbs} or raise "
                 "the step model's",
@@ -214,11 +234,16 @@ class _Graph:
             )
 
     def undecidable(
-        self, code: str, i: int, step: ModelEnsembling.Step, config: ModelConfig, kind: str
+        self,
+        problem: StepProblem,
+        i: int,
+        step: ModelEnsembling.Step,
+        config: ModelConfig,
+        kind: str,
     ) -> None:
         self.problems.append(
             Problem(
-                code,
+                problem,
                 f"cannot check the {kind}_map of step {i}: model '{step.model_name}' lists no "
                 f"{kind}s, and its backend ({config.backend}) takes them from the model file when "
                 f"it loads, which tritoncfg does not read; write the {kind}s in its config to have "
@@ -232,14 +257,14 @@ class _Graph:
     def inputs(self, i: int, step: ModelEnsembling.Step, config: ModelConfig, fills: bool) -> None:
         if not config.input and fills:
             if step.input_map:
-                self.undecidable("TC531", i, step, config, "input")
+                self.undecidable(StepProblem.UNKNOWN_INPUT, i, step, config, "input")
             return
         names = {t.name for t in config.input}
         m = step.model_name
         for key, value in step.input_map.items():
             if key not in names:
                 self.problem(
-                    "TC531",
+                    StepProblem.UNKNOWN_INPUT,
                     f"model '{m}' has no input '{key}' (its inputs: {_names(config.input)}); "
                     "fix the input_map key",
                     (*map_path(i, "input_map", key), "key"),
@@ -254,7 +279,7 @@ class _Graph:
                 self.use(step.input_map[t.name], path, m, role, batching, t.data_type, t.dims)
             elif not t.optional and step.input_map:
                 self.problem(
-                    "TC533",
+                    StepProblem.INPUT_NOT_MAPPED,
                     f"input '{t.name}' of model '{m}' is not fed by step {i}: add it to the "
                     "input_map (or mark it optional in that model)",
                     (*step_path(i), "input_map"),
@@ -266,14 +291,14 @@ class _Graph:
     def outputs(self, i: int, step: ModelEnsembling.Step, config: ModelConfig, fills: bool) -> None:
         if not config.output and fills:
             if step.output_map:
-                self.undecidable("TC532", i, step, config, "output")
+                self.undecidable(StepProblem.UNKNOWN_OUTPUT, i, step, config, "output")
             return
         m = step.model_name
         by_name = {t.name: t for t in reversed(config.output)}  # the first of a duplicated name
         for key, value in step.output_map.items():
             if key not in by_name:
                 self.problem(
-                    "TC532",
+                    StepProblem.UNKNOWN_OUTPUT,
                     f"model '{m}' has no output '{key}' (its outputs: {_names(config.output)}); "
                     "fix the output_map key",
                     (*map_path(i, "output_map", key), "key"),
@@ -289,14 +314,15 @@ class _Graph:
                 self.use(value, path, m, role, batching, t.data_type, t.dims)
 
     def decoupled(self, peer: LoadedModel, config: ModelConfig) -> bool:
-        if config.HasField("ensemble_scheduling"):  # TN17: a nested ensemble's is computed
+        if config.HasField("ensemble_scheduling"):  # a nested ensemble's is computed
             if model_key(peer) in self.visiting:
                 return False  # a cycle: TC521
             return analyse(peer, self.ctx, self.visiting).decoupled
         return config.model_transaction_policy.decoupled
 
     def labels(self) -> int:
-        """Spread decoupled labels from the ensemble inputs (TV141); returns the last label."""
+        """Spread decoupled labels from the ensemble inputs (`ValidateEnsembleConfig`);
+        returns the last label."""
         label = 0
         reported: set[Node] = set()
         queue: deque[Node] = deque()
@@ -332,7 +358,7 @@ class _Graph:
             else (f"the inputs of {node.written_by or node.role} come")
         )
         self.problem(
-            "TC536",
+            StepProblem.MIXED_DECOUPLED,
             f"{what} from different decoupled models: responses of different decoupled steps "
             "cannot be paired, so combine only tensors that descend from the same decoupled step "
             "(or from none)",

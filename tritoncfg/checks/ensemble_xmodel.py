@@ -1,25 +1,27 @@
-"""TC530-TC537: XMODEL, an ensemble against the completed configs of its step models (spec §8,
-TV135-TV141, TN17). The graph is built by `ensemble_graph.analyse`; each rule reports its part."""
+"""TC530-TC537: XMODEL, an ensemble against the completed configs of its step models
+(ensemble_utils.cc: `ValidateEnsembleConfig`). The graph is built by `ensemble_graph.analyse`; each
+rule reports its part."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tritoncfg.checks import gates
 from tritoncfg.checks.ensemble_flow import ensemble_scheduled
-from tritoncfg.checks.ensemble_graph import analyse
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks.ensemble_graph import StepProblem, analyse
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, model_rule
 from tritoncfg.diagnostics import Severity
 from tritoncfg.schema import ModelEnsembling
 from tritoncfg.workspace import LoadedModel
 
-PHASE = "XMODEL"
+PHASE = Phase.XMODEL
 
 
-def _findings(model: LoadedModel, ctx: CheckContext, code: str) -> Iterator[Finding]:
+def _findings(model: LoadedModel, ctx: CheckContext, kind: StepProblem) -> Iterator[Finding]:
     if not ensemble_scheduled(model, ctx) or not ctx.config(model).ensemble_scheduling.step:
         return
     for problem in analyse(model, ctx).problems:
-        if problem.code == code:
+        if problem.kind is kind:
             yield Finding(
                 problem.message,
                 at(model, *problem.path, value=problem.value),
@@ -43,6 +45,7 @@ def _python_step(model: LoadedModel, ctx: CheckContext, name: str) -> bool:
     severity=Severity.ERROR,
     summary="A batching step model allows smaller batches than the ensemble's max_batch_size.",
     phase=PHASE,
+    gate=gates.ensemble,
 )
 def step_batch_size_too_small(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -65,7 +68,7 @@ def step_batch_size_too_small(model: LoadedModel, ctx: CheckContext) -> Iterator
     ## Fix
     Give the ensemble `max_batch_size: 4`, or let `preprocess` take batches of 8.
     """
-    return _findings(model, ctx, "TC530")
+    return _findings(model, ctx, StepProblem.BATCH_SIZE_TOO_SMALL)
 
 
 @model_rule(
@@ -74,6 +77,7 @@ def step_batch_size_too_small(model: LoadedModel, ctx: CheckContext) -> Iterator
     severity=Severity.ERROR,
     summary="An `input_map` key that is not an input of the step model.",
     phase=PHASE,
+    gate=gates.ensemble,
 )
 def input_map_unknown_input(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -96,7 +100,7 @@ def input_map_unknown_input(model: LoadedModel, ctx: CheckContext) -> Iterator[F
     ## Fix
     Use the step model's input name as the key: `input_map { key: "IN" value: "RAW" }`.
     """
-    return _findings(model, ctx, "TC531")
+    return _findings(model, ctx, StepProblem.UNKNOWN_INPUT)
 
 
 @model_rule(
@@ -105,6 +109,7 @@ def input_map_unknown_input(model: LoadedModel, ctx: CheckContext) -> Iterator[F
     severity=Severity.ERROR,
     summary="An `output_map` key that is not an output of the step model.",
     phase=PHASE,
+    gate=gates.ensemble,
 )
 def output_map_unknown_output(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -126,7 +131,7 @@ def output_map_unknown_output(model: LoadedModel, ctx: CheckContext) -> Iterator
     ## Fix
     Use the step model's output name as the key: `output_map { key: "OUT" value: "IMAGE" }`.
     """
-    return _findings(model, ctx, "TC532")
+    return _findings(model, ctx, StepProblem.UNKNOWN_OUTPUT)
 
 
 @model_rule(
@@ -135,6 +140,7 @@ def output_map_unknown_output(model: LoadedModel, ctx: CheckContext) -> Iterator
     severity=Severity.ERROR,
     summary="A required input of a step model is missing from the step's `input_map`.",
     phase=PHASE,
+    gate=gates.ensemble,
 )
 def step_input_not_mapped(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -156,7 +162,7 @@ def step_input_not_mapped(model: LoadedModel, ctx: CheckContext) -> Iterator[Fin
     Map every input (`input_map { key: "SCALE" value: "SCALE" }`), or make it `optional: true`
     in the step model.
     """
-    return _findings(model, ctx, "TC533")
+    return _findings(model, ctx, StepProblem.INPUT_NOT_MAPPED)
 
 
 @model_rule(
@@ -165,6 +171,7 @@ def step_input_not_mapped(model: LoadedModel, ctx: CheckContext) -> Iterator[Fin
     severity=Severity.ERROR,
     summary="Models disagree on the data type of an ensemble tensor.",
     phase=PHASE,
+    gate=gates.ensemble,
 )
 def ensemble_tensor_type_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -188,7 +195,7 @@ def ensemble_tensor_type_mismatch(model: LoadedModel, ctx: CheckContext) -> Iter
     Make the types agree (here `data_type: TYPE_UINT8` for the ensemble input), or add a step
     that converts.
     """
-    return _findings(model, ctx, "TC534")
+    return _findings(model, ctx, StepProblem.TYPE_MISMATCH)
 
 
 @model_rule(
@@ -197,6 +204,7 @@ def ensemble_tensor_type_mismatch(model: LoadedModel, ctx: CheckContext) -> Iter
     severity=Severity.ERROR,
     summary="Models disagree on the shape of an ensemble tensor.",
     phase=PHASE,
+    gate=gates.ensemble,
 )
 def ensemble_tensor_shape_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -221,7 +229,7 @@ def ensemble_tensor_shape_mismatch(model: LoadedModel, ctx: CheckContext) -> Ite
     ## Fix
     Make the dims agree, or use -1 where the size varies.
     """
-    return _findings(model, ctx, "TC535")
+    return _findings(model, ctx, StepProblem.SHAPE_MISMATCH)
 
 
 @model_rule(
@@ -230,6 +238,7 @@ def ensemble_tensor_shape_mismatch(model: LoadedModel, ctx: CheckContext) -> Ite
     severity=Severity.ERROR,
     summary="A step combines tensors that come from different decoupled models.",
     phase=PHASE,
+    gate=gates.ensemble,
 )
 def mixed_decoupled_inputs(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -254,7 +263,7 @@ def mixed_decoupled_inputs(model: LoadedModel, ctx: CheckContext) -> Iterator[Fi
     ## Fix
     Feed each step from one decoupled step only, e.g. let one `generate` step produce both.
     """
-    return _findings(model, ctx, "TC536")
+    return _findings(model, ctx, StepProblem.MIXED_DECOUPLED)
 
 
 @model_rule(
@@ -263,6 +272,7 @@ def mixed_decoupled_inputs(model: LoadedModel, ctx: CheckContext) -> Iterator[Fi
     severity=Severity.WARNING,
     summary="An ensemble sets `decoupled: true`, which Triton overwrites from its steps.",
     phase=PHASE,
+    gate=gates.ensemble,
 )
 def ensemble_decoupled_overridden(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

@@ -2,11 +2,12 @@
 for one model and for all the models of a repository together.
 
 A lower bound, from the repository model only: the bytes of the files in the version directory
-Triton loads are the weights, and each copy of them lives on the GPU. How many copies a GPU holds
-is the backend's doing (spec probe-design §3-§4): ONNX Runtime and PyTorch load the model once per
-instance; TensorRT shares one engine between the instances on a GPU unless the engine has a dynamic
-dimension (known only from the plan; one shared engine is counted otherwise). Activations, workspaces and the CUDA context come on top, so a finding is certain to fail
-at load time, while silence does not promise that the model fits."""
+Triton loads are the weights, and each copy of them lives on the GPU. How many copies a GPU holds is
+the backend's doing (onnxruntime_backend, tensorrt_backend): ONNX Runtime and PyTorch load the model
+once per instance; TensorRT shares one engine between the instances on a GPU unless the engine has a
+dynamic dimension (known only from the plan; one shared engine is counted otherwise). Activations,
+workspaces and the CUDA context come on top, so a finding is certain to fail at load time, while
+silence does not promise that the model fits."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from tritoncfg.checks.instance_group import groups_of
 from tritoncfg.checks.registry import (
     CheckContext,
     Finding,
+    Phase,
     at,
     checkable,
     model_rule,
@@ -32,7 +34,7 @@ from tritoncfg.schema import ModelConfig
 from tritoncfg.units import format_size
 from tritoncfg.workspace import LoadedModel
 
-PHASE = "BEST_PRACTICE"
+PHASE = Phase.BEST_PRACTICE
 WEIGHTS_PER_INSTANCE = frozenset({"onnxruntime", "pytorch"})
 _T = TypeVar("_T")
 ANY_GPU = -1  # a group without `gpus` on a host whose GPUs are not known: every GPU it has

@@ -1,5 +1,6 @@
 """TC4xx: BACKEND_CREATE. Triton's `ValidateInstanceGroup` on the groups `NormalizeInstanceGroup`
-made (spec §5 TN11-TN16, §9 TV150-TV158); both skip ensembles.
+made (model_config_utils.cc, called from `TritonModel::Create` in backend_model.cc); both skip
+ensembles.
 
 What a group becomes depends on the target host's GPUs (`--gpus`). When they are unknown, the
 findings that depend on them are infos that say what a CPU-only host does."""
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, model_rule
 from tritoncfg.complete.autofill import ENSEMBLE
 from tritoncfg.complete.instance_groups import (
     KIND_CPU,
@@ -21,7 +22,7 @@ from tritoncfg.complete.instance_groups import (
 from tritoncfg.diagnostics import Severity
 from tritoncfg.workspace import LoadedModel
 
-PHASE = "BACKEND_CREATE"
+PHASE = Phase.BACKEND_CREATE
 # std::to_string of --min-supported-compute-capability (default 7.5)
 MIN_CAPABILITY = "7.500000"
 PASS_GPUS = "pass --gpus (e.g. '--gpus 0,1' or '--gpus none') to check for the target host"

@@ -1,12 +1,12 @@
 """TC406-TC408: BACKEND_CREATE. The instance group fields `ValidateInstanceGroup` checks after
-the kind (spec §9 TV157-TV158: TensorRT profiles), and counts Triton silently replaces (TN14)."""
+the kind (TensorRT profiles), and counts `NormalizeInstanceGroup` silently replaces."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from tritoncfg.checks.instance_group import PHASE, groups_of, triton_text
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, model_rule
 from tritoncfg.complete.autofill import ENSEMBLE, TENSORRT_PLAN
 from tritoncfg.complete.instance_groups import NormalizedGroup
 from tritoncfg.diagnostics import Severity
@@ -147,7 +147,7 @@ def invalid_tensorrt_profile(model: LoadedModel, ctx: CheckContext) -> Iterator[
     "negative-instance-count",
     severity=Severity.WARNING,
     summary="A negative instance count, which Triton silently replaces by the default.",
-    phase="BEST_PRACTICE",
+    phase=Phase.BEST_PRACTICE,
 )
 def negative_instance_count(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

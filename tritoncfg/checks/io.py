@@ -1,17 +1,18 @@
-"""TC301-TC303, TC305: inputs and outputs as Triton's `ValidateIOShape` checks each one (spec §7,
-TV090-TV095, TV104-TV109): name, data type, dims. The reshape rules are in `io_features`.
+"""TC301-TC303, TC305: inputs and outputs as Triton's `ValidateIOShape` checks each one
+(model_config_utils.cc: `ValidateModelInput`, `ValidateModelOutput`): name, data type, dims. The
+reshape rules are in `io_features`.
 
-The family's base is here too. Triton validates I/O at load in strict mode (VALIDATE_IO) and, in
-the default auto-complete mode, at MODEL_INIT after the backend completed the config; every
-message ends in ` for <model>`. Every problem of a tensor is reported, in Triton's order; a
-check whose inputs are already wrong is skipped.
-"""
+The family's base is here too. Triton validates I/O at load in strict mode (VALIDATE_IO) and, in the
+default auto-complete mode, at MODEL_INIT after the backend completed the config; every message ends
+in ` for <model>`. Every problem of a tensor is reported, in Triton's order; a check whose inputs
+are already wrong is skipped."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from enum import Enum, auto
 
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, model_rule
 from tritoncfg.checks.tensor_size import INT64_MAX, OVERFLOW, element_count
 from tritoncfg.diagnostics import Severity
 from tritoncfg.models.io import ModelIO
@@ -20,7 +21,7 @@ from tritoncfg.schema import ModelConfig, ModelInput, ModelOutput
 from tritoncfg.text import FieldPath
 from tritoncfg.workspace import LoadedModel
 
-PHASE = "VALIDATE_IO"
+PHASE = Phase.VALIDATE_IO
 WILDCARD = -1
 # Backends that add inputs, outputs, dims and data types from the model file in auto-complete mode.
 AUTO_COMPLETING_BACKENDS = frozenset({"onnxruntime", "tensorrt", "tensorflow", "openvino", "dali"})
@@ -28,9 +29,9 @@ AUTO_COMPLETING_BACKENDS = frozenset({"onnxruntime", "tensorrt", "tensorflow", "
 Tensor = ModelInput | ModelOutput
 
 
-def io_phase(ctx: CheckContext) -> str:
+def io_phase(ctx: CheckContext) -> Phase:
     """Strict mode checks I/O at load; otherwise Model::Init does, after backend auto-complete."""
-    return PHASE if ctx.strict else "MODEL_INIT"
+    return PHASE if ctx.strict else Phase.MODEL_INIT
 
 
 def backend_completes_io(model: LoadedModel, ctx: CheckContext) -> str | None:
@@ -85,9 +86,21 @@ def tensors(config: ModelConfig) -> Iterator[tuple[str, int, Tensor]]:
         yield "output", j, out
 
 
+class ShapeProblem(Enum):
+    """What `ValidateIOShape` finds wrong with a tensor; each kind is one rule's."""
+
+    NO_NAME = auto()
+    NO_DATA_TYPE = auto()
+    NO_DIMS = auto()
+    EMPTY_RESHAPE_NON_BATCHING = auto()
+    BAD_DIM = auto()
+    ELEMENT_COUNT_OVERFLOW = auto()
+    RESHAPE_MISMATCH = auto()
+
+
 @record(frozen=True)
 class _Problem:
-    code: str
+    kind: ShapeProblem
     path: FieldPath
     triton: str  # Triton's text without the ` for <model>` suffix
     message: str
@@ -121,14 +134,14 @@ def _shape_problems(kind: str, i: int, io: Tensor, max_batch_size: int) -> Itera
     shape = list(io.reshape.shape)
     if not io.name:
         yield _Problem(
-            "TC301",
+            ShapeProblem.NO_NAME,
             (kind, i),
             f"model {kind} must specify 'name'",
             f"{kind} #{i} has no name; give it the tensor name the model uses",
         )
     if io.data_type == 0:
         yield _Problem(
-            "TC302",
+            ShapeProblem.NO_DATA_TYPE,
             (kind, i, "data_type"),
             prefix + "must specify 'data_type'",
             f"{where} has no data_type; set it, e.g. `data_type: TYPE_FP32`",
@@ -136,7 +149,7 @@ def _shape_problems(kind: str, i: int, io: Tensor, max_batch_size: int) -> Itera
         )
     if not dims:
         yield _Problem(
-            "TC303",
+            ShapeProblem.NO_DIMS,
             (kind, i),
             prefix + "must specify 'dims'",
             f"{where} has no dims; set them without the batch dimension, e.g. "
@@ -144,7 +157,7 @@ def _shape_problems(kind: str, i: int, io: Tensor, max_batch_size: int) -> Itera
         )
     if has_reshape and not shape and max_batch_size == 0:
         yield _Problem(
-            "TC304",
+            ShapeProblem.EMPTY_RESHAPE_NON_BATCHING,
             (kind, i, "reshape"),
             prefix + "cannot have empty reshape for non-batching model as scalar tensors are not "
             "supported",
@@ -154,7 +167,7 @@ def _shape_problems(kind: str, i: int, io: Tensor, max_batch_size: int) -> Itera
     for j, dim in enumerate(dims):
         if _bad(dim):
             yield _Problem(
-                "TC305",
+                ShapeProblem.BAD_DIM,
                 (kind, i, "dims", j),
                 prefix
                 + "dimension must be integer >= 1, or -1 to indicate a variable-size dimension",
@@ -165,7 +178,7 @@ def _shape_problems(kind: str, i: int, io: Tensor, max_batch_size: int) -> Itera
     for j, dim in enumerate(shape if has_reshape else []):
         if _bad(dim):
             yield _Problem(
-                "TC305",
+                ShapeProblem.BAD_DIM,
                 (kind, i, "reshape", "shape", j),
                 prefix
                 + "reshape dimensions must be integer >= 1, or -1 to indicate a variable-size "
@@ -181,14 +194,14 @@ def _shape_problems(kind: str, i: int, io: Tensor, max_batch_size: int) -> Itera
 def _reshape_problems(
     kind: str, i: int, io: Tensor, dims: list[int], shape: list[int]
 ) -> Iterator[_Problem]:
-    """Element counts (TV096), then dims vs reshape sizes (TV097-TV099)."""
+    """Element counts, then dims vs reshape sizes (`ValidateIOShape`)."""
     prefix, where = f"model {kind} '{io.name}' ", f"{kind} '{io.name}'"
     counts: list[int | None] = []  # None: invalid values, reported above, or an overflow
     for part, values in (("dims", dims), ("reshape", shape)):
         count = element_count(values) if not any(map(_bad, values)) else None
         if count == OVERFLOW:
             yield _Problem(
-                "TC306",
+                ShapeProblem.ELEMENT_COUNT_OVERFLOW,
                 (kind, i, part),
                 f"element count for tensor '{io.name} {part}' exceeds maximum size of {INT64_MAX}",
                 f"the {part} of {where} hold more elements than an int64 can count; "
@@ -201,7 +214,7 @@ def _reshape_problems(
     sizes = f"dims {list(dims)} and reshape {list(shape)} of {where}"
     if dims_size != reshape_size and (reshape_size != 0 or dims_size != 1):
         yield _Problem(
-            "TC307",
+            ShapeProblem.RESHAPE_MISMATCH,
             (kind, i, "reshape"),
             prefix + "has different size for dims and reshape",
             f"{sizes} do not hold the same number of elements"
@@ -211,14 +224,14 @@ def _reshape_problems(
         dim_chunks, shape_chunks = _chunks(dims), _chunks(shape)
         if len(dim_chunks) != len(shape_chunks):
             yield _Problem(
-                "TC307",
+                ShapeProblem.RESHAPE_MISMATCH,
                 (kind, i, "reshape"),
                 prefix + "has different number of variable-size dimensions for dims and reshape",
                 f"{sizes} have a different number of -1 dimensions; use the same number on both",
             )
         elif dim_chunks != shape_chunks:
             yield _Problem(
-                "TC307",
+                ShapeProblem.RESHAPE_MISMATCH,
                 (kind, i, "reshape"),
                 prefix + "has different size for dims and reshape",
                 f"{sizes} differ between their -1 dimensions: the fixed sizes between each pair "
@@ -226,7 +239,10 @@ def _reshape_problems(
             )
 
 
-_FILLABLE = {"TC302": "data_type", "TC303": "dims"}  # what auto-completing backends fill in
+_FILLABLE = {
+    ShapeProblem.NO_DATA_TYPE: "data_type",
+    ShapeProblem.NO_DIMS: "dims",
+}  # what auto-completing backends fill in
 
 
 def _all_shape_problems(
@@ -240,18 +256,20 @@ def _all_shape_problems(
     ]
 
 
-def shape_findings(model: LoadedModel, ctx: CheckContext, code: str) -> Iterator[Finding]:
+def shape_findings(
+    model: LoadedModel, ctx: CheckContext, wanted: ShapeProblem
+) -> Iterator[Finding]:
     # every TC30x rule reads the same list: compute it once per model
     problems = ctx.memo(("io-shape-problems", id(model)), lambda: _all_shape_problems(model, ctx))
     for kind, io, problem in problems:
-        if problem.code != code:
+        if problem.kind is not wanted:
             continue
-        filler = backend_completes_io(model, ctx) if code in _FILLABLE else None
+        filler = backend_completes_io(model, ctx) if wanted in _FILLABLE else None
         if filler is not None:
             yield io_finding(
                 model,
                 ctx,
-                f"{kind} '{io.name}' has no {_FILLABLE[code]}: {filler} must fill it in from "
+                f"{kind} '{io.name}' has no {_FILLABLE[wanted]}: {filler} must fill it in from "
                 "the model file when it auto-completes the config; write it to be sure "
                 "(strict mode fails without it)",
                 problem.path,
@@ -275,7 +293,7 @@ def shape_findings(model: LoadedModel, ctx: CheckContext, code: str) -> Iterator
 def io_missing_name(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
     ## What it does
-    Reports an `input` or `output` entry without a `name` (TV090, TV104).
+    Reports an `input` or `output` entry without a `name`.
 
     ## Why it matters
     Triton refuses the model: `model input must specify 'name' for <model>`.
@@ -292,7 +310,7 @@ def io_missing_name(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     input [ { name: "INPUT0" data_type: TYPE_FP32 dims: [ 4 ] } ]
     ```
     """
-    return shape_findings(model, ctx, "TC301")
+    return shape_findings(model, ctx, ShapeProblem.NO_NAME)
 
 
 @model_rule(
@@ -305,7 +323,7 @@ def io_missing_name(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
 def io_missing_data_type(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
     ## What it does
-    Reports an input or output whose `data_type` is unset or `TYPE_INVALID` (TV091, TV105).
+    Reports an input or output whose `data_type` is unset or `TYPE_INVALID`.
     In the default auto-complete mode, the ONNX Runtime, TensorRT, TensorFlow, OpenVINO and DALI
     backends fill a missing type from the model file, so there it is a warning (also when the
     backend cannot be determined). Python's `auto_complete_config` is not seen: an error.
@@ -325,7 +343,7 @@ def io_missing_data_type(model: LoadedModel, ctx: CheckContext) -> Iterator[Find
     input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]
     ```
     """
-    return shape_findings(model, ctx, "TC302")
+    return shape_findings(model, ctx, ShapeProblem.NO_DATA_TYPE)
 
 
 @model_rule(
@@ -338,7 +356,7 @@ def io_missing_data_type(model: LoadedModel, ctx: CheckContext) -> Iterator[Find
 def io_missing_dims(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
     ## What it does
-    Reports an input or output with no `dims` (TV092, TV106), ensembles included. In the
+    Reports an input or output with no `dims`, ensembles included. In the
     default auto-complete mode, the ONNX Runtime, TensorRT, TensorFlow, OpenVINO and DALI
     backends fill missing dims from the model file, so there it is a warning (also when the
     backend cannot be determined). Python's `auto_complete_config` is not seen: an error.
@@ -359,7 +377,7 @@ def io_missing_dims(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     input [ { name: "x" data_type: TYPE_FP32 dims: [ 1 ] } ]
     ```
     """
-    return shape_findings(model, ctx, "TC303")
+    return shape_findings(model, ctx, ShapeProblem.NO_DIMS)
 
 
 @model_rule(
@@ -373,7 +391,7 @@ def io_invalid_dimension(model: LoadedModel, ctx: CheckContext) -> Iterator[Find
     """
     ## What it does
     Reports every `dims` or `reshape.shape` value of an input or output that is neither >= 1
-    nor -1 (TV094, TV095, TV108, TV109).
+    nor -1.
 
     ## Why it matters
     Triton refuses the model: `model input 'x' dimension must be integer >= 1, or -1 to indicate
@@ -392,4 +410,4 @@ def io_invalid_dimension(model: LoadedModel, ctx: CheckContext) -> Iterator[Find
     input [ { name: "x" data_type: TYPE_FP32 dims: [ -1, 28 ] } ]
     ```
     """
-    return shape_findings(model, ctx, "TC305")
+    return shape_findings(model, ctx, ShapeProblem.BAD_DIM)

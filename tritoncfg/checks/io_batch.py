@@ -1,11 +1,12 @@
 """TC320-TC325: `batch_input` and `batch_output`, as Triton's `ValidateBatchIO` checks them after
-the inputs and outputs (spec §7, TV117-TV124). Triton stops at the first problem; every one is
+the inputs and outputs (model_config_utils.cc). Triton stops at the first problem; every one is
 reported here."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tritoncfg.checks import gates
 from tritoncfg.checks.io import PHASE, backend_completes_io, io_finding
 from tritoncfg.checks.registry import CheckContext, Finding, model_rule
 from tritoncfg.diagnostics import Severity
@@ -43,12 +44,13 @@ def _word(field: str) -> str:
     severity=Severity.ERROR,
     summary="A batch_input or batch_output does not name exactly one source_input.",
     phase=PHASE,
+    gate=gates.batch_io,
 )
 def batch_io_source_count(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
     ## What it does
     Reports a `batch_input` (any kind) or `batch_output` whose `source_input` list does not
-    hold exactly one name (TV117, TV121).
+    hold exactly one name.
 
     ## Why it matters
     Triton refuses the model: `batch input kind 'BATCH_ELEMENT_COUNT' expects 1 source input,
@@ -91,12 +93,13 @@ def batch_io_source_count(model: LoadedModel, ctx: CheckContext) -> Iterator[Fin
     severity=Severity.ERROR,
     summary="A batch_input or batch_output kind given as a number the schema does not define.",
     phase=PHASE,
+    gate=gates.batch_io,
 )
 def batch_io_unknown_kind(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
     ## What it does
-    Reports a `batch_input.kind` or `batch_output.kind` written as a number that names no kind
-    (TV118, TV122): text format accepts any number for these open enums.
+    Reports a `batch_input.kind` or `batch_output.kind` written as a number that names no kind:
+    text format accepts any number for these open enums.
 
     ## Why it matters
     Triton refuses the model: `unknown batch input kind '' for <model>`.
@@ -136,12 +139,13 @@ def batch_io_unknown_kind(model: LoadedModel, ctx: CheckContext) -> Iterator[Fin
     severity=Severity.ERROR,
     summary="A batch_input data_type other than TYPE_INT32 or TYPE_FP32 (or unset).",
     phase=PHASE,
+    gate=gates.batch_io,
 )
 def batch_input_data_type(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
     ## What it does
     Reports a `batch_input` whose `data_type` is not `TYPE_INT32` or `TYPE_FP32`; an unset
-    type fails too (TV119).
+    type fails too.
 
     ## Why it matters
     Triton refuses the model: `batch input data type must be TYPE_INT32 or TYPE_FP32 for
@@ -186,12 +190,13 @@ def batch_input_data_type(model: LoadedModel, ctx: CheckContext) -> Iterator[Fin
     severity=Severity.ERROR,
     summary="A batch_input or batch_output source_input that is not an input of the model.",
     phase=PHASE,
+    gate=gates.batch_io,
 )
 def batch_io_unknown_source_input(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
     ## What it does
-    Reports every `source_input` of a `batch_input` or `batch_output` that names no `input`
-    (TV120, TV123). In the default auto-complete mode, a backend that adds inputs from the
+    Reports every `source_input` of a `batch_input` or `batch_output` that names no `input`.
+    In the default auto-complete mode, a backend that adds inputs from the
     model file (ONNX Runtime, TensorRT, TensorFlow, OpenVINO, DALI) may still supply it: a
     warning.
 
@@ -241,11 +246,12 @@ def batch_io_unknown_source_input(model: LoadedModel, ctx: CheckContext) -> Iter
     severity=Severity.ERROR,
     summary="A batch_output target_name that is not an output of the model.",
     phase=PHASE,
+    gate=gates.batch_io,
 )
 def batch_output_unknown_target(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
     ## What it does
-    Reports every `target_name` of a `batch_output` that names no `output` (TV124). In the
+    Reports every `target_name` of a `batch_output` that names no `output`. In the
     default auto-complete mode, a backend that adds outputs from the model file may still
     supply it: a warning.
 
@@ -297,11 +303,12 @@ def batch_output_unknown_target(model: LoadedModel, ctx: CheckContext) -> Iterat
     severity=Severity.ERROR,
     summary="A batch_output names the same target output twice.",
     phase=PHASE,
+    gate=gates.batch_io,
 )
 def batch_output_duplicate_target(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
     ## What it does
-    Reports a `target_name` given a second time within one `batch_output` (TV124).
+    Reports a `target_name` given a second time within one `batch_output`.
 
     ## Why it matters
     Triton refuses the model: `target output name 'y' can only be specified once for <model>`.

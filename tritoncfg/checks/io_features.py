@@ -1,14 +1,20 @@
-"""TC304, TC306-TC312: the rest of `ValidateModelInput` / `ValidateModelOutput` (spec §7): a
-tensor's reshape (TV093, TV096-TV099), the NHWC/NCHW format, shape tensors and non-linear IO
-formats (TV100-TV103, TV114-TV116); and duplicate tensor names, which core never checks but
-Model::Init mishandles."""
+"""TC304, TC306-TC312: the rest of `ValidateModelInput` / `ValidateModelOutput`
+(model_config_utils.cc): a tensor's reshape, the NHWC/NCHW format, shape tensors and non-linear IO
+formats; and duplicate tensor names, which core never checks but Model::Init mishandles."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tritoncfg.checks.io import PHASE, io_finding, platform_known, shape_findings, tensors
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks.io import (
+    PHASE,
+    ShapeProblem,
+    io_finding,
+    platform_known,
+    shape_findings,
+    tensors,
+)
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, model_rule
 from tritoncfg.complete.autofill import TENSORRT_PLAN
 from tritoncfg.diagnostics import Severity
 from tritoncfg.schema import ModelConfig, ModelInput
@@ -25,8 +31,8 @@ from tritoncfg.workspace import LoadedModel
 def io_empty_reshape_non_batching(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
     ## What it does
-    Reports `reshape { shape: [ ] }` on an input or output of a non-batching model (TV093,
-    TV107). With batching, an empty reshape of `dims: [ 1 ]` is fine.
+    Reports `reshape { shape: [ ] }` on an input or output of a non-batching model.
+    With batching, an empty reshape of `dims: [ 1 ]` is fine.
 
     ## Why it matters
     Triton refuses the model: `model input 'x' cannot have empty reshape for non-batching model
@@ -46,7 +52,7 @@ def io_empty_reshape_non_batching(model: LoadedModel, ctx: CheckContext) -> Iter
     input [ { name: "x" data_type: TYPE_FP32 dims: [ 1 ] reshape { shape: [ ] } } ]
     ```
     """
-    return shape_findings(model, ctx, "TC304")
+    return shape_findings(model, ctx, ShapeProblem.EMPTY_RESHAPE_NON_BATCHING)
 
 
 @model_rule(
@@ -60,7 +66,7 @@ def io_element_count_overflow(model: LoadedModel, ctx: CheckContext) -> Iterator
     """
     ## What it does
     Reports an input or output with a `reshape` whose `dims` or `reshape.shape` multiply past
-    2^63-1 before the first -1 (TV096, TV110). Triton counts elements only for reshaped tensors.
+    2^63-1 before the first -1. Triton counts elements only for reshaped tensors.
 
     ## Why it matters
     Triton refuses the model: `element count for tensor 'x dims' exceeds maximum size of
@@ -80,7 +86,7 @@ def io_element_count_overflow(model: LoadedModel, ctx: CheckContext) -> Iterator
     input [ { name: "x" data_type: TYPE_FP32 dims: [ 16 ] reshape { shape: [ 4, 4 ] } } ]
     ```
     """
-    return shape_findings(model, ctx, "TC306")
+    return shape_findings(model, ctx, ShapeProblem.ELEMENT_COUNT_OVERFLOW)
 
 
 @model_rule(
@@ -93,10 +99,10 @@ def io_element_count_overflow(model: LoadedModel, ctx: CheckContext) -> Iterator
 def io_reshape_size_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
     ## What it does
-    Reports an input or output whose `dims` and `reshape.shape` differ in element count
-    (TV097, TV111), with a -1 on one side only, with a different number of -1 (TV098, TV112),
+    Reports an input or output whose `dims` and `reshape.shape` differ in element count,
+    with a -1 on one side only, with a different number of -1,
     or with fixed sizes between the -1 that do not match: `[2, 4, -1, 6]` may become
-    `[8, -1, 1, 6]`, but `[2, -1]` may not become `[-1, 2]` (TV099, TV113). An empty reshape of
+    `[8, -1, 1, 6]`, but `[2, -1]` may not become `[-1, 2]`. An empty reshape of
     a one-element tensor is fine in a batching model.
 
     ## Why it matters
@@ -117,7 +123,7 @@ def io_reshape_size_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[
     input [ { name: "x" data_type: TYPE_FP32 dims: [ 1, 3, 2 ] reshape { shape: [ 6 ] } } ]
     ```
     """
-    return shape_findings(model, ctx, "TC307")
+    return shape_findings(model, ctx, ShapeProblem.RESHAPE_MISMATCH)
 
 
 @model_rule(
@@ -131,7 +137,7 @@ def input_format_needs_3_dims(model: LoadedModel, ctx: CheckContext) -> Iterator
     """
     ## What it does
     Reports an input whose `format` is `FORMAT_NHWC` or `FORMAT_NCHW` and whose `dims` (without
-    the batch dimension) are not 3 values (TV100).
+    the batch dimension) are not 3 values.
 
     ## Why it matters
     Triton refuses the model: `model input NHWC/NCHW require 3 dims for <model>`.
@@ -175,7 +181,7 @@ def shape_tensor_not_tensorrt(model: LoadedModel, ctx: CheckContext) -> Iterator
     """
     ## What it does
     Reports `is_shape_tensor: true` on an input or output of a model that is not a TensorRT
-    plan (TV101, TV114). The platform is the one after auto-complete: `backend: "tensorrt"`
+    plan. The platform is the one after auto-complete: `backend: "tensorrt"`
     gets `tensorrt_plan`.
 
     ## Why it matters
@@ -221,7 +227,7 @@ def non_linear_io_not_tensorrt(model: LoadedModel, ctx: CheckContext) -> Iterato
     """
     ## What it does
     Reports `is_non_linear_format_io: true` on an input or output of a model that is not a
-    TensorRT plan (TV102, TV115).
+    TensorRT plan.
 
     ## Why it matters
     Triton refuses the model: `Non-linear IO format is only supported for the TensorRT platform
@@ -266,7 +272,7 @@ def non_linear_io_needs_3_dims(model: LoadedModel, ctx: CheckContext) -> Iterato
     """
     ## What it does
     Reports an input or output of a TensorRT plan with `is_non_linear_format_io: true` whose
-    `dims` are not 3 values (TV103, TV116).
+    `dims` are not 3 values.
 
     ## Why it matters
     Triton refuses the model: `Non-linear IO format input requires 3 dims for <model>` (`output`
@@ -304,7 +310,7 @@ def non_linear_io_needs_3_dims(model: LoadedModel, ctx: CheckContext) -> Iterato
     "duplicate-io-name",
     severity=Severity.ERROR,
     summary="Two inputs (or two outputs) have the same name; required duplicate inputs fail every request.",
-    phase="RUNTIME",
+    phase=Phase.RUNTIME,
 )
 def duplicate_io_name(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

@@ -1,6 +1,7 @@
 """TC330-TC332: output label files, which `Model::Init` loads after validating the inputs and
-outputs (spec §10, TV165, TV166, TV168), in strict and default mode alike. The path is relative
-to the model directory, not the version directory; existence comes from the discovered entries."""
+outputs (label_provider.cc, called from `Model::Init` in model.cc), in strict and default mode
+alike. The path is relative to the model directory, not the version directory; existence comes from
+the discovered entries."""
 
 from __future__ import annotations
 
@@ -8,13 +9,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks import gates
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, model_rule
 from tritoncfg.diagnostics import Severity
 from tritoncfg.repository import Entry, ModelDir
 from tritoncfg.repository.model import find_entry
 from tritoncfg.workspace import LoadedModel
 
-PHASE = "MODEL_INIT"
+PHASE = Phase.MODEL_INIT
 LabelState = Literal["file", "dir", "missing", "unknown"]
 
 
@@ -69,12 +71,13 @@ def label_state(model_dir: ModelDir, target: Path) -> LabelState:
     severity=Severity.ERROR,
     summary="An output's label_filename leads outside the model directory.",
     phase=PHASE,
+    gate=gates.labels,
 )
 def label_file_outside_model_dir(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
     ## What it does
     Reports a `label_filename` that leaves the model directory, by `..` or through a symlink
-    (TV165). A leading `/` does not make it absolute: Triton joins it to the model directory.
+    . A leading `/` does not make it absolute: Triton joins it to the model directory.
 
     ## Why it matters
     Triton refuses the model: `label file path '<path>' for output '<o>' in model '<model>' is
@@ -110,11 +113,12 @@ def label_file_outside_model_dir(model: LoadedModel, ctx: CheckContext) -> Itera
     severity=Severity.ERROR,
     summary="An output's label_filename does not exist in the model directory.",
     phase=PHASE,
+    gate=gates.labels,
 )
 def label_file_missing(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
     ## What it does
-    Reports a `label_filename` that is not a file of the model directory (TV166). The path is
+    Reports a `label_filename` that is not a file of the model directory. The path is
     relative to the model directory (`m/labels.txt`), not to the version directory.
 
     ## Why it matters
@@ -163,11 +167,12 @@ def label_file_missing(model: LoadedModel, ctx: CheckContext) -> Iterator[Findin
     severity=Severity.ERROR,
     summary="Two outputs of the same name both have a label file.",
     phase=PHASE,
+    gate=gates.labels,
 )
 def multiple_label_files(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
     ## What it does
-    Reports a second output of the same name that also has a `label_filename` (TV168).
+    Reports a second output of the same name that also has a `label_filename`.
 
     ## Why it matters
     Triton refuses the model: `multiple label files for '<o>'`.

@@ -1,11 +1,12 @@
 """TC1xx: REPO, NAME and VERSIONS. What Triton's repository poll and version discovery see
-(spec §2: TV015-TV020); facts come from `tritoncfg.repository`, which never reads outside the root."""
+(model_repository_manager.cc: `Poll`, model_lifecycle.cc:
+`VersionsToLoad`); facts come from `tritoncfg.repository`, which never reads outside the root."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule, repository_rule
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, model_rule, repository_rule
 from tritoncfg.diagnostics import Fix, Severity
 from tritoncfg.repository import IssueKind, Repository
 from tritoncfg.text.edits import Edit
@@ -40,7 +41,7 @@ def _near_miss(wanted: str, files: tuple[str, ...]) -> str | None:
     "hidden-model-directory",
     severity=Severity.ERROR,
     summary="A hidden directory (.git, .ipynb_checkpoints) in the repository is polled as a model.",
-    phase="REPO",
+    phase=Phase.REPO,
 )
 def hidden_model_directory(repository: Repository, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -66,7 +67,7 @@ def hidden_model_directory(repository: Repository, ctx: CheckContext) -> Iterato
     "symlink-outside-repository",
     severity=Severity.WARNING,
     summary="A symlink points outside the repository root or nowhere; tritoncfg does not follow it.",
-    phase="REPO",
+    phase=Phase.REPO,
 )
 def symlink_outside_repository(repository: Repository, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -91,7 +92,7 @@ def symlink_outside_repository(repository: Repository, ctx: CheckContext) -> Ite
     "unreadable-directory",
     severity=Severity.ERROR,
     summary="A directory of the repository cannot be listed.",
-    phase="REPO",
+    phase=Phase.REPO,
 )
 def unreadable_directory(repository: Repository, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -115,7 +116,7 @@ def unreadable_directory(repository: Repository, ctx: CheckContext) -> Iterator[
     "missing-config",
     severity=Severity.WARNING,
     summary="A model directory has no config.pbtxt.",
-    phase="PARSE",
+    phase=Phase.PARSE,
     needs_valid_config=False,
 )
 def missing_config(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
@@ -186,7 +187,7 @@ def missing_config(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     "no-version-directory",
     severity=Severity.ERROR,
     summary="A model has no numeric version directory, so Triton loads no version of it.",
-    phase="VERSIONS",
+    phase=Phase.VERSIONS,
     needs_valid_config=False,
 )
 def no_version_directory(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
@@ -225,7 +226,7 @@ def no_version_directory(model: LoadedModel, ctx: CheckContext) -> Iterator[Find
     "ignored-version-directory",
     severity=Severity.WARNING,
     summary="A subdirectory that looks like a version but that Triton ignores (leading zero, not a number).",
-    phase="VERSIONS",
+    phase=Phase.VERSIONS,
     needs_valid_config=False,
 )
 def ignored_version_directory(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
@@ -259,7 +260,7 @@ def ignored_version_directory(model: LoadedModel, ctx: CheckContext) -> Iterator
     "directory-name-mismatch",
     severity=Severity.ERROR,
     summary="The config's name differs from the model directory's name.",
-    phase="NAME",
+    phase=Phase.NAME,
     fixable=True,
 )
 def directory_name_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
@@ -306,7 +307,7 @@ def directory_name_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[F
     "unconventional-config-file",
     severity=Severity.INFO,
     summary="A config file name Triton never reads (it reads config.pbtxt or configs/<name>.pbtxt).",
-    phase="PARSE",
+    phase=Phase.PARSE,
     needs_valid_config=False,
 )
 def unconventional_config_file(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:

@@ -1,13 +1,15 @@
-"""TC71x, TC73x: the response cache and model metrics (VALIDATE, spec §6 TV050, TV078-TV082;
-MODEL_INIT, §13 TV220) and the rate limiter shared by all models (INSTANCE, §11 TV190).
-Parameters read by core are in `parameters.py`."""
+"""TC71x, TC73x: the response cache and model metrics (VALIDATE, model_config_utils.cc:
+`ValidateModelConfig`, `ValidateModelMetrics`; MODEL_INIT, metric_model_reporter.cc) and the rate
+limiter shared by all models (INSTANCE, rate_limiter.cc). Parameters read by core are in
+`parameters.py`."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tritoncfg.checks import gates
 from tritoncfg.checks.parameters import is_ensemble
-from tritoncfg.checks.registry import CheckContext, Finding, at, checkable, model_rule
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, checkable, model_rule
 from tritoncfg.diagnostics import Severity
 from tritoncfg.schema import ModelConfig
 from tritoncfg.workspace import LoadedModel
@@ -24,7 +26,8 @@ def _cache_enabled(config: ModelConfig) -> bool:
     "response-cache-with-sequence-batching",
     severity=Severity.ERROR,
     summary="The response cache is enabled on a model that uses the sequence batcher.",
-    phase="VALIDATE",
+    phase=Phase.VALIDATE,
+    gate=gates.cache_metrics_rate_limiter,
 )
 def response_cache_with_sequence_batching(
     model: LoadedModel, ctx: CheckContext
@@ -67,7 +70,8 @@ def response_cache_with_sequence_batching(
     "response-cache-with-decoupled",
     severity=Severity.ERROR,
     summary="The response cache is enabled on a decoupled model.",
-    phase="VALIDATE",
+    phase=Phase.VALIDATE,
+    gate=gates.cache_metrics_rate_limiter,
 )
 def response_cache_with_decoupled(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -109,7 +113,8 @@ def response_cache_with_decoupled(model: LoadedModel, ctx: CheckContext) -> Iter
     "invalid-metric-control",
     severity=Severity.ERROR,
     summary="A model_metrics metric_control lacks its metric family or histogram buckets.",
-    phase="VALIDATE",
+    phase=Phase.VALIDATE,
+    gate=gates.cache_metrics_rate_limiter,
 )
 def invalid_metric_control(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -172,7 +177,8 @@ def invalid_metric_control(model: LoadedModel, ctx: CheckContext) -> Iterator[Fi
     "metric-family-not-customizable",
     severity=Severity.WARNING,
     summary="A model_metrics family that Triton core does not let you customize; it is ignored.",
-    phase="MODEL_INIT",
+    phase=Phase.MODEL_INIT,
+    gate=gates.cache_metrics_rate_limiter,
 )
 def metric_family_not_customizable(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -255,8 +261,9 @@ def _resource_index(
     "rate-limiter-resource-global-and-per-device",
     severity=Severity.WARNING,
     summary="A rate-limiter resource is global in one place and per-device in another.",
-    phase="INSTANCE",
+    phase=Phase.INSTANCE,
     step=2,  # ValidateMaxResources runs after the explicit resources are checked (TC732)
+    gate=gates.cache_metrics_rate_limiter,
 )
 def rate_limiter_resource_global_and_per_device(
     model: LoadedModel, ctx: CheckContext

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from tritoncfg.checks.model_common import first_instance_name
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, model_rule
 from tritoncfg.diagnostics import Severity
 from tritoncfg.record import record
 from tritoncfg.repository import Version, backend_version_dirname
@@ -138,7 +138,7 @@ def _triton_message(
     "model-file-missing",
     severity=Severity.ERROR,
     summary="A loaded version has no model file for its backend (model.onnx, model.plan, ...).",
-    phase="MODEL_INIT",
+    phase=Phase.MODEL_INIT,
 )
 def model_file_missing(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

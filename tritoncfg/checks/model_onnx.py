@@ -1,5 +1,5 @@
-"""TC801-TC805: the ONNX Runtime backend's checks of the config against `model.onnx` (probe-design
-§4, onnxruntime_backend `AutoCompleteConfig` and `ModelInstanceState::ValidateInputs/Outputs`):
+"""TC801-TC805: the ONNX Runtime backend's checks of the config against `model.onnx`
+(onnxruntime_backend `AutoCompleteConfig` and `ModelInstanceState::ValidateInputs/Outputs`):
 the file is readable, batching, the input count and names. Types and shapes are in
 `model_onnx_shapes`, optional, ragged and sequence-control inputs in `model_onnx_inputs`.
 
@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tritoncfg.checks import gates
 from tritoncfg.checks.model_common import (
     Tensor,
     model_shape,
     sequence_controls,
     unknown_name_findings,
 )
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, model_rule
 from tritoncfg.diagnostics import Severity
 from tritoncfg.models.io import ModelIO, TensorInfo, Unknowable
 from tritoncfg.models.locate import backend_format
@@ -26,7 +27,7 @@ from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig
 from tritoncfg.workspace import LoadedModel
 
-PHASE = "INSTANCE"
+PHASE = Phase.INSTANCE
 # Triton core's `--backend-config=<backend>,default-max-batch-size` default
 AUTOFILL_MAX_BATCH_SIZE = 4
 NOT_TENSORS = frozenset({"sequence_type", "map_type", "optional_type", "sparse_tensor_type"})
@@ -124,7 +125,8 @@ def batching_fails_at_autofill(view: OrtView, config: ModelConfig) -> bool:
     "onnx-model-unreadable",
     severity=Severity.WARNING,
     summary="The ONNX model file cannot be read, so the config was not checked against it.",
-    phase="MODEL_INIT",
+    phase=Phase.MODEL_INIT,
+    gate=gates.onnx,
 )
 def onnx_model_unreadable(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -172,7 +174,8 @@ def onnx_model_unreadable(model: LoadedModel, ctx: CheckContext) -> Iterator[Fin
     "onnx-batching-unsupported",
     severity=Severity.ERROR,
     summary="max_batch_size > 0 for an ONNX model without a variable first dimension everywhere.",
-    phase="BACKEND_CREATE",
+    phase=Phase.BACKEND_CREATE,
+    gate=gates.onnx,
 )
 def onnx_batching_unsupported(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -229,6 +232,7 @@ def onnx_batching_unsupported(model: LoadedModel, ctx: CheckContext) -> Iterator
     severity=Severity.ERROR,
     summary="The config accounts for a different number of inputs than the ONNX model has.",
     phase=PHASE,
+    gate=gates.onnx,
 )
 def onnx_input_count_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -318,6 +322,7 @@ def onnx_input_count_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator
     severity=Severity.ERROR,
     summary="A config input is not an input (or overridable initializer) of the ONNX model.",
     phase=PHASE,
+    gate=gates.onnx,
 )
 def onnx_unknown_input(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -354,6 +359,7 @@ def onnx_unknown_input(model: LoadedModel, ctx: CheckContext) -> Iterator[Findin
     severity=Severity.ERROR,
     summary="A config output is not an output of the ONNX model.",
     phase=PHASE,
+    gate=gates.onnx,
 )
 def onnx_unknown_output(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

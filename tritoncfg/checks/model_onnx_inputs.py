@@ -1,5 +1,5 @@
 """TC810-TC812: the ONNX Runtime backend's checks of inputs the batcher treats specially
-(probe-design §4; onnxruntime_backend `ValidateInputs`, `ValidateBooleanSequenceControl`,
+(onnxruntime_backend `ValidateInputs`, `ValidateBooleanSequenceControl`,
 `ValidateTypedSequenceControl`): optional inputs, ragged inputs, and sequence controls.
 """
 
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tritoncfg.checks import gates
 from tritoncfg.checks.model_common import model_shape, sequence_controls, shape_string
 from tritoncfg.checks.model_onnx import PHASE, ort_view
 from tritoncfg.checks.model_onnx_shapes import autofilled_note
@@ -23,6 +24,7 @@ from tritoncfg.workspace import LoadedModel
     severity=Severity.ERROR,
     summary="An ONNX Runtime model that batches marks an input optional.",
     phase=PHASE,
+    gate=gates.onnx,
 )
 def onnx_optional_input_with_batching(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -73,6 +75,7 @@ def onnx_optional_input_with_batching(model: LoadedModel, ctx: CheckContext) -> 
     severity=Severity.ERROR,
     summary="A ragged ONNX Runtime input is optional, or its model shape is not [-1].",
     phase=PHASE,
+    gate=gates.onnx,
 )
 def onnx_ragged_input_shape(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -141,6 +144,7 @@ def onnx_ragged_input_shape(model: LoadedModel, ctx: CheckContext) -> Iterator[F
     severity=Severity.ERROR,
     summary="A sequence control tensor is not a model input of shape [1] and matching type.",
     phase=PHASE,
+    gate=gates.onnx,
 )
 def onnx_sequence_control_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

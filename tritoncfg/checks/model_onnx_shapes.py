@@ -1,5 +1,5 @@
 """TC806-TC809: the ONNX Runtime backend's type and shape checks of each configured tensor
-(probe-design §4, onnxruntime_backend `ValidateInputs/Outputs`, `CompareDimsSupported`): the
+(onnxruntime_backend `ValidateInputs/Outputs`, `CompareDimsSupported`): the
 data type, dims against the model's shape, the batch dimension, scalars.
 
 Inputs compare loosely (a variable model dimension accepts any config value) but a config -1
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tritoncfg.checks import gates
 from tritoncfg.checks.model_common import (
     dims_differ,
     dims_explanation,
@@ -50,6 +51,7 @@ def autofilled_note(view: OrtView) -> str:
     severity=Severity.ERROR,
     summary="A config input or output shape does not match the ONNX model's shape.",
     phase=PHASE,
+    gate=gates.onnx,
 )
 def onnx_dims_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -105,6 +107,7 @@ def onnx_dims_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Findin
     severity=Severity.ERROR,
     summary="max_batch_size > 0 but an ONNX model tensor's first dimension is fixed.",
     phase=PHASE,
+    gate=gates.onnx,
 )
 def onnx_batch_dim_not_dynamic(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -161,6 +164,7 @@ def onnx_batch_dim_not_dynamic(model: LoadedModel, ctx: CheckContext) -> Iterato
     severity=Severity.ERROR,
     summary="An ONNX model tensor is a scalar but the config's dims are not all 1.",
     phase=PHASE,
+    gate=gates.onnx,
 )
 def onnx_scalar_dims(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -213,6 +217,7 @@ def onnx_scalar_dims(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]
     severity=Severity.ERROR,
     summary="A config input or output data_type differs from the ONNX model's type.",
     phase=PHASE,
+    gate=gates.onnx,
 )
 def onnx_datatype_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tritoncfg.checks import gates
 from tritoncfg.checks.model_common import (
     Tensor,
     allowed_list,
@@ -17,14 +18,14 @@ from tritoncfg.checks.model_common import (
     shape_string,
     tensor_dims,
 )
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, model_rule
 from tritoncfg.diagnostics import Severity
 from tritoncfg.models.io import ModelIO, TensorInfo, Unknowable
 from tritoncfg.models.openvino import ELEMENT_TYPES, dim_matches
 from tritoncfg.schema import DataType, ModelConfig
 from tritoncfg.workspace import LoadedModel
 
-PHASE = "INSTANCE"
+PHASE = Phase.INSTANCE
 _SUPPORTED_TYPES = frozenset(ELEMENT_TYPES.values())  # ModelConfigDataTypeToOpenVINOElement
 
 
@@ -51,6 +52,7 @@ def _sides(
     severity=Severity.ERROR,
     summary="The config lists another number of inputs than the OpenVINO IR has.",
     phase=PHASE,
+    gate=gates.openvino,
 )
 def openvino_input_count_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -93,6 +95,7 @@ def openvino_input_count_mismatch(model: LoadedModel, ctx: CheckContext) -> Iter
     severity=Severity.ERROR,
     summary="A config input or output names no tensor of the OpenVINO IR.",
     phase=PHASE,
+    gate=gates.openvino,
 )
 def openvino_unknown_tensor(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -143,6 +146,7 @@ def openvino_unknown_tensor(model: LoadedModel, ctx: CheckContext) -> Iterator[F
     severity=Severity.ERROR,
     summary="A data type the OpenVINO backend does not support (STRING, FP64, BF16).",
     phase=PHASE,
+    gate=gates.openvino,
 )
 def openvino_unsupported_data_type(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -189,6 +193,7 @@ def openvino_unsupported_data_type(model: LoadedModel, ctx: CheckContext) -> Ite
     severity=Severity.ERROR,
     summary="A tensor's dims do not match its shape in the OpenVINO IR.",
     phase=PHASE,
+    gate=gates.openvino,
 )
 def openvino_dims_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -280,7 +285,8 @@ def _compare(name: str, info: TensorInfo, dims: list[int], mbs: int, *, exact: b
     "openvino-model-unreadable",
     severity=Severity.WARNING,
     summary="The OpenVINO IR .xml cannot be read, so the config was not checked against it.",
-    phase="MODEL_INIT",
+    phase=Phase.MODEL_INIT,
+    gate=gates.openvino,
 )
 def openvino_model_unreadable(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

@@ -1,5 +1,5 @@
-"""TC850-TC852, TC859: the TensorRT backend's checks of the config against `model.plan` (probe-design
-§3.2 items 3, 4 and 10; tensorrt_backend `AutoCompleteConfigHelper`, `ModelInstanceState::
+"""TC850-TC852, TC859: the TensorRT backend's checks of the config against `model.plan`
+(tensorrt_backend `AutoCompleteConfigHelper`, `ModelInstanceState::
 ValidateIO`): the plan could be read, the names, the input count. What auto-complete rejects is
 in `model_tensorrt_autofill` (TC853-TC858), the bindings' types and shapes in
 `model_tensorrt_bindings` (TC860-TC863), the optimization profiles in `model_tensorrt_profiles`
@@ -16,13 +16,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from tritoncfg.checks import gates
 from tritoncfg.checks.io import tensors
 from tritoncfg.checks.model_common import (
     Tensor,
     tensor_dims,
     unknown_name_findings,
 )
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, model_rule
 from tritoncfg.complete.instance_groups import KIND_GPU, normalize_instance_groups
 from tritoncfg.diagnostics import Severity
 from tritoncfg.models.io import ModelIO, TensorInfo, Unknowable
@@ -32,8 +33,8 @@ from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig, ModelInput
 from tritoncfg.workspace import LoadedModel
 
-AUTOFILL = "BACKEND_CREATE"
-PHASE = "INSTANCE"
+AUTOFILL = Phase.BACKEND_CREATE
+PHASE = Phase.INSTANCE
 _STOI = re.compile(r"\s*([+-]?\d+)")
 
 
@@ -161,7 +162,8 @@ def trt_view(model: LoadedModel, ctx: CheckContext) -> TrtView | None:
     "tensorrt-plan-not-inspected",
     severity=Severity.INFO,
     summary="The TensorRT plan could not be read here, so the config was not checked against it.",
-    phase="BACKEND_CREATE",
+    phase=Phase.BACKEND_CREATE,
+    gate=gates.tensorrt,
 )
 def tensorrt_plan_not_inspected(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -203,6 +205,7 @@ def tensorrt_plan_not_inspected(model: LoadedModel, ctx: CheckContext) -> Iterat
     severity=Severity.ERROR,
     summary="A config input is not an input of the TensorRT engine.",
     phase=PHASE,
+    gate=gates.tensorrt,
 )
 def tensorrt_unknown_input(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -238,6 +241,7 @@ def tensorrt_unknown_input(model: LoadedModel, ctx: CheckContext) -> Iterator[Fi
     severity=Severity.ERROR,
     summary="A config output is not an output of the TensorRT engine.",
     phase=PHASE,
+    gate=gates.tensorrt,
 )
 def tensorrt_unknown_output(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -273,6 +277,7 @@ def tensorrt_unknown_output(model: LoadedModel, ctx: CheckContext) -> Iterator[F
     severity=Severity.ERROR,
     summary="The config lists more inputs than the TensorRT engine has.",
     phase=PHASE,
+    gate=gates.tensorrt,
 )
 def tensorrt_too_many_inputs(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

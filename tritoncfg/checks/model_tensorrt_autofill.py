@@ -1,13 +1,13 @@
-"""TC853-TC858: what the TensorRT backend's auto-complete rejects (probe-design §3.2 items 5-8;
-tensorrt_backend `AutoCompleteConfigHelper`, `GetProfileIndices`, `FixIO`): contradicting batch
-hints, max_batch_size above the engine's, profile indices beyond the engine's, and the
-shape-tensor and IO-format flags (which the instance checks again in strict mode).
-"""
+"""TC853-TC858: what the TensorRT backend's auto-complete rejects (tensorrt_backend
+`AutoCompleteConfigHelper`, `GetProfileIndices`, `FixIO`): contradicting batch hints, max_batch_size
+above the engine's, profile indices beyond the engine's, and the shape-tensor and IO-format flags
+(which the instance checks again in strict mode)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tritoncfg.checks import gates
 from tritoncfg.checks.model_common import first_instance_name, shape_string, tensor_dims
 from tritoncfg.checks.model_tensorrt import AUTOFILL, PHASE, profile_index, trt_view
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
@@ -21,6 +21,7 @@ from tritoncfg.workspace import LoadedModel
     severity=Severity.ERROR,
     summary="Some config dims include the engine's batch dimension and others do not.",
     phase=AUTOFILL,
+    gate=gates.tensorrt,
 )
 def tensorrt_batch_hint_contradiction(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -79,6 +80,7 @@ def tensorrt_batch_hint_contradiction(model: LoadedModel, ctx: CheckContext) -> 
     severity=Severity.ERROR,
     summary="The config's dims ask for batching but the engine's profiles allow batch 0.",
     phase=AUTOFILL,
+    gate=gates.tensorrt,
 )
 def tensorrt_engine_cannot_batch(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -126,6 +128,7 @@ def tensorrt_engine_cannot_batch(model: LoadedModel, ctx: CheckContext) -> Itera
     severity=Severity.ERROR,
     summary="max_batch_size is above the batch size the TensorRT engine's profiles allow.",
     phase=AUTOFILL,
+    gate=gates.tensorrt,
 )
 def tensorrt_max_batch_exceeds_engine(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -184,6 +187,7 @@ def tensorrt_max_batch_exceeds_engine(model: LoadedModel, ctx: CheckContext) -> 
     severity=Severity.ERROR,
     summary="An instance_group profile names an optimization profile the engine does not have.",
     phase=AUTOFILL,
+    gate=gates.tensorrt,
 )
 def tensorrt_invalid_profile_index(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -295,6 +299,7 @@ def _flag_findings(model: LoadedModel, ctx: CheckContext, flag: str) -> Iterator
     severity=Severity.ERROR,
     summary="is_shape_tensor in the config disagrees with the TensorRT engine.",
     phase=PHASE,
+    gate=gates.tensorrt,
 )
 def tensorrt_shape_tensor_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -329,6 +334,7 @@ def tensorrt_shape_tensor_mismatch(model: LoadedModel, ctx: CheckContext) -> Ite
     severity=Severity.ERROR,
     summary="is_non_linear_format_io in the config disagrees with the engine's IO format.",
     phase=PHASE,
+    gate=gates.tensorrt,
 )
 def tensorrt_non_linear_format_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

@@ -1,5 +1,5 @@
-"""TC860-TC863: the TensorRT backend's binding checks when it creates an instance (probe-design
-§3.2 items 11-13; tensorrt_backend `ValidateIOHelper`, `InitializeExecuteInputBinding`,
+"""TC860-TC863: the TensorRT backend's binding checks when it creates an instance
+(tensorrt_backend `ValidateIOHelper`, `InitializeExecuteInputBinding`,
 `InitializeShapeInputBinding`, `InitializeConfigShapeOutputBindings`): data types, and dims
 against the engine's (non-exact: -1 on either side matches), shape tensors apart.
 """
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tritoncfg.checks import gates
 from tritoncfg.checks.io import tensors
 from tritoncfg.checks.model_common import (
     dims_differ,
@@ -36,6 +37,7 @@ SHAPE_INPUT_TYPES = ("TYPE_INT32", "TYPE_INT64")
     severity=Severity.ERROR,
     summary="A TensorRT model's input or output has a data_type TensorRT cannot bind.",
     phase=PHASE,
+    gate=gates.tensorrt,
 )
 def tensorrt_unsupported_datatype(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -110,6 +112,7 @@ def _type_problem(kind: str, tensor_name: str, written: str, info: TensorInfo) -
     severity=Severity.ERROR,
     summary="A config input or output data_type differs from the TensorRT engine's.",
     phase=PHASE,
+    gate=gates.tensorrt,
 )
 def tensorrt_datatype_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -162,6 +165,7 @@ def tensorrt_datatype_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterato
     severity=Severity.ERROR,
     summary="A config input or output shape does not match the TensorRT engine's.",
     phase=PHASE,
+    gate=gates.tensorrt,
 )
 def tensorrt_dims_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -232,6 +236,7 @@ def tensorrt_dims_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Fi
     severity=Severity.ERROR,
     summary="A shape tensor's config dims do not match the TensorRT engine's.",
     phase=PHASE,
+    gate=gates.tensorrt,
 )
 def tensorrt_shape_tensor_dims(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

@@ -1,5 +1,5 @@
 """TC864-TC866: the TensorRT engine's optimization profiles against the config, and every engine
-tensor configured (probe-design §3.2 items 14 and 16, §3.3; tensorrt_backend
+tensor configured (tensorrt_backend
 `ConfigureInputDimensions`, `GetMostOptimizedProfile`, `InitIOBindingBuffers`).
 
 Each instance creates one execution context per profile its group lists (profile 0, "default",
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tritoncfg.checks import gates
 from tritoncfg.checks.model_common import (
     first_instance_name,
     full_dims,
@@ -17,13 +18,13 @@ from tritoncfg.checks.model_common import (
     tensor_dims,
 )
 from tritoncfg.checks.model_tensorrt import TrtView, profile_index, trt_view
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, model_rule
 from tritoncfg.diagnostics import Severity
 from tritoncfg.models.io import Profile
 from tritoncfg.schema import ModelConfig, ModelInput
 from tritoncfg.workspace import LoadedModel
 
-PHASE = "INSTANCE"
+PHASE = Phase.INSTANCE
 INFER_SHAPES = (
     "failed to specify the dimensions of all input tensors or values of all input shape tensors"
 )
@@ -67,6 +68,7 @@ def _range(view: TrtView, profile: Profile, limit: int) -> tuple[int, int] | Non
     severity=Severity.ERROR,
     summary="A fixed config input dimension lies outside a selected optimization profile.",
     phase=PHASE,
+    gate=gates.tensorrt,
 )
 def tensorrt_dims_outside_profile(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -179,7 +181,8 @@ def _request_error(
     "tensorrt-batch-sizes-not-covered",
     severity=Severity.WARNING,
     summary="Some batch sizes up to max_batch_size fit no selected optimization profile.",
-    phase="RUNTIME",
+    phase=Phase.RUNTIME,
+    gate=gates.tensorrt,
 )
 def tensorrt_batch_sizes_not_covered(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -257,6 +260,7 @@ def tensorrt_batch_sizes_not_covered(model: LoadedModel, ctx: CheckContext) -> I
     severity=Severity.ERROR,
     summary="An engine input or output is not in the config (TensorRT needs every one).",
     phase=PHASE,
+    gate=gates.tensorrt,
 )
 def tensorrt_unconfigured_io(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

@@ -1,6 +1,7 @@
-"""TC72x, TC74x: MODEL_INIT. The `parameters` Triton core itself reads: the custom batching
-library `TRITON_BATCH_STRATEGY_PATH` (spec §10, TV169-TV171) and the python backend's
-`EXECUTION_ENV_PATH` (§3, TN05). Other parameters go to backends unvalidated."""
+"""TC72x, TC74x: MODEL_INIT. The `parameters` Triton core itself reads: the custom batching library
+`TRITON_BATCH_STRATEGY_PATH` (model.cc: `Model::Init`) and the python backend's `EXECUTION_ENV_PATH`
+(model_config_utils.cc: `AutoCompleteBackendFields`). Other parameters go to backends
+unvalidated."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import posixpath
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks import gates
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, model_rule
 from tritoncfg.diagnostics import Severity
 from tritoncfg.repository import WARMUP_DIRNAME
 from tritoncfg.schema import ModelConfig
@@ -68,7 +70,8 @@ def _inside_candidates(model: LoadedModel, absolute: str) -> list[tuple[str, boo
     "batch-strategy-with-sequence-batching",
     severity=Severity.ERROR,
     summary="TRITON_BATCH_STRATEGY_PATH is set on a model that uses the sequence batcher.",
-    phase="MODEL_INIT",
+    phase=Phase.MODEL_INIT,
+    gate=gates.parameters,
 )
 def batch_strategy_with_sequence_batching(
     model: LoadedModel, ctx: CheckContext
@@ -121,7 +124,8 @@ def _batch_strategy(model: LoadedModel, ctx: CheckContext) -> tuple[str, Span] |
     "batch-strategy-outside-model-dir",
     severity=Severity.ERROR,
     summary="TRITON_BATCH_STRATEGY_PATH is not an absolute path inside the model directory.",
-    phase="MODEL_INIT",
+    phase=Phase.MODEL_INIT,
+    gate=gates.parameters,
 )
 def batch_strategy_outside_model_dir(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -191,7 +195,8 @@ def batch_strategy_outside_model_dir(model: LoadedModel, ctx: CheckContext) -> I
     "batch-strategy-not-found",
     severity=Severity.ERROR,
     summary="The TRITON_BATCH_STRATEGY_PATH library does not exist in the model directory.",
-    phase="MODEL_INIT",
+    phase=Phase.MODEL_INIT,
+    gate=gates.parameters,
 )
 def batch_strategy_not_found(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -234,7 +239,8 @@ def batch_strategy_not_found(model: LoadedModel, ctx: CheckContext) -> Iterator[
 
 
 def _uses_python_backend(config: ModelConfig) -> bool:
-    # core substitutes $$TRITON_MODEL_DIRECTORY only for backend "python" (TN05)
+    # core substitutes $$TRITON_MODEL_DIRECTORY only for backend "python"
+    # (`AutoCompleteBackendFields`)
     return config.backend == "python"
 
 
@@ -243,14 +249,16 @@ def _uses_python_backend(config: ModelConfig) -> bool:
     "execution-env-path-not-found",
     severity=Severity.ERROR,
     summary="The python backend's EXECUTION_ENV_PATH names nothing inside the model directory.",
-    phase="MODEL_INIT",
+    phase=Phase.MODEL_INIT,
+    gate=gates.parameters,
 )
 def execution_env_path_not_found(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
     ## What it does
     Reports an `EXECUTION_ENV_PATH` written as `$$TRITON_MODEL_DIRECTORY/<path>` whose
     `<path>` does not exist in the model directory. Core replaces the variable with the model
-    directory and collapses `..` (spec TN05); a path that leaves the directory is not checked.
+    directory and collapses `..` (`AutoCompleteBackendFields`); a path that leaves the directory
+    is not checked.
 
     ## Why it matters
     The python backend cannot find the environment and refuses the model: `Failed to get the
@@ -294,7 +302,8 @@ def execution_env_path_not_found(model: LoadedModel, ctx: CheckContext) -> Itera
     "execution-env-path-relative",
     severity=Severity.WARNING,
     summary="A relative EXECUTION_ENV_PATH is resolved against the server's working directory.",
-    phase="BEST_PRACTICE",
+    phase=Phase.BEST_PRACTICE,
+    gate=gates.parameters,
 )
 def execution_env_path_relative(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

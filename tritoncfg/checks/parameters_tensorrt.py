@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tritoncfg.checks import gates
 from tritoncfg.checks.backend import did_you_mean
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, model_rule
 from tritoncfg.diagnostics import Severity
 from tritoncfg.workspace import LoadedModel
 
@@ -19,7 +20,8 @@ ALLOCATION_STRATEGIES = ("STATIC", "ON_PROFILE_CHANGE")
     "tensorrt-invalid-parameter",
     severity=Severity.ERROR,
     summary="A TensorRT model's `parameters` value the TensorRT backend rejects.",
-    phase="MODEL_INIT",
+    phase=Phase.MODEL_INIT,
+    gate=gates.parameters,
 )
 def tensorrt_invalid_parameter(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

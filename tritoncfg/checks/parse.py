@@ -1,11 +1,12 @@
 """TC0xx: PARSE. Triton reads config.pbtxt with C++ `TextFormat::ParseFromString`; any failure
-rejects the model with `failed to read text proto from <path>` (spec §1, TV001-TV013)."""
+rejects the model with `failed to read text proto from <path>` (filesystem/api.cc:
+`ReadTextProto`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tritoncfg.checks.registry import CheckContext, Finding, model_rule
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, emitted_rule, model_rule
 from tritoncfg.diagnostics import Fix, Severity
 from tritoncfg.text.bind import ErrorKind, TextError
 from tritoncfg.text.edits import Edit, delete_field
@@ -13,11 +14,7 @@ from tritoncfg.text.printer import printed_value
 from tritoncfg.text.tree import Field, iter_fields
 from tritoncfg.workspace import LoadedModel
 
-PHASE = "PARSE"
-CHECKS_SKIPPED = "TC009"
-# A config Triton cannot read is always an error: no selection, per-path ignore, severity
-# override or noqa comment hides these (as ruff reports syntax errors whatever is selected).
-PARSE_ERRORS = frozenset({"TC001", "TC002", "TC003", "TC004", "TC005", "TC006", "TC007"})
+PHASE = Phase.PARSE
 
 
 def _triton_message(model: LoadedModel, error: TextError | None = None) -> str:
@@ -299,16 +296,28 @@ def unreadable_config(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding
         yield Finding(f"cannot read the config: {error.reason}", triton_message=None)
 
 
-@model_rule(
-    CHECKS_SKIPPED,
+# A config Triton cannot read is always an error: no selection, per-path ignore, severity
+# override or noqa comment hides these (as ruff reports syntax errors whatever is selected).
+PARSE_ERRORS = frozenset(
+    rule.code
+    for rule in (
+        text_format_syntax_error,
+        unknown_field,
+        duplicate_field,
+        oneof_conflict,
+        unknown_enum_value,
+        invalid_value,
+        unreadable_config,
+    )
+)
+
+CHECKS_SKIPPED = emitted_rule(
+    "TC009",
     "checks-skipped",
     severity=Severity.INFO,
     summary="Configuration checks were skipped because the config does not parse.",
     phase=PHASE,
-    needs_valid_config=False,
-)
-def checks_skipped(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
-    """
+    doc="""
     ## What it does
     Says, once per model, that the checks of the model's meaning (batching, inputs, instance
     groups, ...) did not run because its config has parse errors (TC001-TC007). The engine
@@ -323,5 +332,5 @@ def checks_skipped(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
 
     ## Fix
     Fix the parse errors and lint again.
-    """
-    return iter(())
+    """,
+)

@@ -1,13 +1,13 @@
 """TC110-TC113: AUTOFILL and VALIDATE of the backend fields. Which backend runs the model after
-`AutoCompleteBackendFields` (spec §3, TN03, TV023), and whether `ValidateModelConfig` accepts
-the platform/backend pair (spec §6, TV031-TV034). TV030, TV033 and TV036 cannot fire from a
-repository (spec §14)."""
+`AutoCompleteBackendFields` (model_config_utils.cc), and whether `ValidateModelConfig` accepts
+the platform/backend pair. Its checks of an empty name, of an empty platform and backend and of a
+missing version policy cannot fire from a repository: auto-complete fills them in first."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, model_rule
 from tritoncfg.complete.autofill import ENSEMBLE, KNOWN_BACKEND_PLATFORMS
 from tritoncfg.diagnostics import Severity
 from tritoncfg.text.span import FILE_START, Span
@@ -34,7 +34,7 @@ def _field_span(model: LoadedModel, *fields: str) -> Span:
     "backend-not-determined",
     severity=Severity.ERROR,
     summary="No backend, platform or recognizable model file: Triton cannot tell which backend to use.",
-    phase="AUTOFILL",
+    phase=Phase.AUTOFILL,
 )
 def backend_not_determined(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -84,7 +84,7 @@ def backend_not_determined(model: LoadedModel, ctx: CheckContext) -> Iterator[Fi
     "unknown-platform",
     severity=Severity.ERROR,
     summary="No backend after auto-complete: the platform (or model file name) names no backend.",
-    phase="VALIDATE",
+    phase=Phase.VALIDATE,
 )
 def unknown_platform(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -133,7 +133,7 @@ def unknown_platform(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]
     "ensemble-with-backend",
     severity=Severity.ERROR,
     summary='An ensemble (platform "ensemble") that also sets a backend.',
-    phase="VALIDATE",
+    phase=Phase.VALIDATE,
 )
 def ensemble_with_backend(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -172,7 +172,7 @@ def ensemble_with_backend(model: LoadedModel, ctx: CheckContext) -> Iterator[Fin
     "platform-backend-mismatch",
     severity=Severity.ERROR,
     summary="The platform does not belong to the backend (tensorflow, tensorrt, onnxruntime, pytorch).",
-    phase="VALIDATE",
+    phase=Phase.VALIDATE,
 )
 def platform_backend_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

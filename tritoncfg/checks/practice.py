@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, model_rule
 from tritoncfg.complete.autofill import TENSORRT_PLAN
 from tritoncfg.diagnostics import Fix, Severity
 from tritoncfg.schema import ModelInstanceGroup
@@ -15,7 +15,7 @@ from tritoncfg.text.edits import Edit, insert_before
 from tritoncfg.text.tree import Block, Field, ListValue, Scalar
 from tritoncfg.workspace import LoadedModel
 
-PHASE = "BEST_PRACTICE"
+PHASE = Phase.BEST_PRACTICE
 
 
 def _written(model: LoadedModel) -> bool:

@@ -1,6 +1,6 @@
-"""TC123, TC125: BACKEND_CREATE for Python code. A Python-based backend's `model.py` in the
-backend directory (spec §10 TV163, TN04), and the python backend's own check that each loaded
-version holds its model file (a backend-owned check, spec §15)."""
+"""TC123, TC125: BACKEND_CREATE for Python code. A Python-based backend's `model.py` in the backend
+directory (backend_model.cc: `GetBackendLibraryProperties`), and the python backend's own check that
+each loaded version holds its model file (a backend-owned check, python_backend's `initialize`)."""
 
 from __future__ import annotations
 

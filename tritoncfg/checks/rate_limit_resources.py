@@ -1,5 +1,5 @@
 """TC732: INSTANCE. A rate-limiter resource needs more than the server's `--rate-limit-resource`
-gives it (spec §11, TV191; `RateLimiter::ResourceManager::ParseAndValidateExplicitResources`).
+gives it (rate_limiter.cc: `RateLimiter::ResourceManager::ParseAndValidateExplicitResources`).
 
 Once any resource is given on the command line, every resource an instance registers must be
 given there too: one that is not counts as 0. A per-device resource is looked up for the
@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tritoncfg.checks import gates
 from tritoncfg.checks.instance_group import groups_of
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, model_rule
 from tritoncfg.complete.instance_groups import KIND_GPU
 from tritoncfg.diagnostics import Severity
 from tritoncfg.workspace import LoadedModel
@@ -76,8 +77,9 @@ def _devices(kind: int | None, gpus: tuple[int, ...] | None) -> tuple[int, ...] 
     "rate-limiter-resource-above-limit",
     severity=Severity.ERROR,
     summary="An instance needs more of a rate-limiter resource than --rate-limit-resource gives.",
-    phase="INSTANCE",
+    phase=Phase.INSTANCE,
     step=1,  # after the backend's instance init and the warmup data (TritonModelInstance)
+    gate=gates.cache_metrics_rate_limiter,
 )
 def rate_limiter_resource_above_limit(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

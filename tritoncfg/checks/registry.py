@@ -9,6 +9,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import field
+from enum import StrEnum
 from pathlib import Path
 from typing import Literal, TypeVar
 
@@ -22,6 +23,31 @@ from tritoncfg.text.span import FILE_START, Span
 from tritoncfg.workspace import LoadedModel, Workspace
 
 TritonMode = Literal["default", "strict"]
+Gate = Callable[[ModelConfig], bool]  # whether a config uses the feature a rule checks
+
+
+class Phase(StrEnum):
+    """The step of Triton's model load that applies a check, in pipeline order (default mode;
+    strict mode validates inputs and outputs before NAME: see ensemble_deps)."""
+
+    PARSE = "PARSE"  # model_config_utils.cc: GetNormalizedModelConfig reads the text proto
+    REPO = "REPO"  # model_repository_manager.cc: the repository poll
+    AUTOFILL = "AUTOFILL"  # model_config_utils.cc: AutoCompleteBackendFields
+    VALIDATE = "VALIDATE"  # model_config_utils.cc: ValidateModelConfig
+    NAME = "NAME"  # model_repository_manager.cc: the config's name against its directory
+    VERSIONS = "VERSIONS"  # model_lifecycle.cc: the version policy selects versions
+    BACKEND_CREATE = "BACKEND_CREATE"  # backend_model.cc: TritonModel::Create
+    VALIDATE_IO = "VALIDATE_IO"  # model_config_utils.cc: ValidateModelIOConfig
+    MODEL_INIT = "MODEL_INIT"  # the backend's TRITONBACKEND_ModelInitialize
+    INSTANCE = "INSTANCE"  # backend_model_instance.cc: instances, warmup
+    SCHEDULER = "SCHEDULER"  # dynamic_batch_scheduler.cc, sequence_batch_scheduler.cc
+    DEPS = "DEPS"  # model_repository_manager.cc: an ensemble's dependency graph
+    XMODEL = "XMODEL"  # ensemble_utils.cc: an ensemble against its step models
+    LOAD = "LOAD"  # any step of the load: a real server's verdict (`tritoncfg verify`)
+    RUNTIME = "RUNTIME"  # Triton loads the model; requests fail
+    BEST_PRACTICE = "BEST_PRACTICE"  # Triton accepts the config
+
+
 ModelFiles = Literal["required", "optional"]
 _T = TypeVar("_T")
 
@@ -56,7 +82,9 @@ class Finding:
     path: str | None = None  # defaults to the model's config file
     triton_message: str | None = None
     severity: Severity | None = None  # overrides the rule's (e.g. info when host facts are unknown)
-    phase: str | None = None  # overrides the rule's Triton phase (e.g. VALIDATE_IO in strict mode)
+    phase: Phase | None = (
+        None  # overrides the rule's Triton phase (e.g. VALIDATE_IO in strict mode)
+    )
     fix: Fix | None = None  # edits to the config file that resolve it (--fix)
 
 
@@ -76,18 +104,9 @@ class CheckContext:
             self._memo[key] = compute()
         return self._memo[key]  # type: ignore[return-value]
 
-    def findings(self, rule: Rule, model: LoadedModel) -> list[Finding]:
-        """A model rule's findings for a model, computed once (the engine and the ensemble
-        checks, which need a step model's first error, share them). Called for every rule and
-        model, so a plain dict rather than `memo`."""
-        computed = self.findings_of(model)
-        found = computed.get(rule.code)
-        if found is None:
-            found = computed[rule.code] = list(rule.check(model, self))  # type: ignore[arg-type]
-        return found
-
     def findings_of(self, model: LoadedModel) -> dict[str, list[Finding]]:
-        """The findings computed so far for a model, by rule code (the engine's fast path)."""
+        """The findings computed so far for a model, by rule code: the engine and the ensemble
+        checks, which need a step model's first error, share them (`RulePlan.run`)."""
         computed = self._findings.get(id(model))
         if computed is None:
             computed = self._findings[id(model)] = {}
@@ -118,7 +137,7 @@ class CheckContext:
 
     def io_config(self, model: LoadedModel) -> ModelConfig:
         """The config whose inputs and outputs Triton's Model::Init validates: in default mode,
-        after the backend auto-completed it from the model file (spec §0: I/O checks run after
+        after the backend auto-completed it from the model file (I/O checks run after
         the backend loaded); the core-completed config when there is no readable model file."""
         if self.strict:
             return self.config(model)
@@ -161,7 +180,8 @@ def at(model: LoadedModel, *path: str | int, value: bool = False) -> Span:
 def checkable(model: LoadedModel, options: LintOptions) -> bool:
     """Whether Triton gets past PARSE for this model, so that the checks of its meaning apply.
 
-    A missing config is an empty one when auto-complete is on (spec §0 step 2)."""
+    A missing config is an empty one when auto-complete is on (model_config_utils.cc:
+    `GetNormalizedModelConfig`)."""
     if model.dir.is_hidden or not model.dir.accessible:
         return False  # reported by TC101 / TC103
     if model.config is not None:
@@ -179,22 +199,38 @@ RepositoryCheck = Callable[[Repository, CheckContext], Iterable[Finding]]
 
 @record(frozen=True)
 class Rule:
+    """A rule's metadata. A plain `Rule` is emitted by the engine or a command, never run: the
+    skipped-checks note, the suppression findings, `verify`'s verdict."""
+
     code: str
     name: str
     severity: Severity
     summary: str
-    phase: (
-        str  # the Triton pipeline phase that applies the same check (spec §0), or "BEST_PRACTICE"
-    )
+    phase: Phase  # the step of Triton's load pipeline that applies the same check
     doc: str
-    scope: Literal["model", "repository"]
+    # the config feature the rule needs (see gates.py), or None: a rule whose gate is shut for
+    # a config has nothing to find in it and is not called
+    gate: Gate | None
     needs_valid_config: bool  # skipped (and said so) when the config did not parse
-    check: ModelCheck | RepositoryCheck
-    fixable: bool = False
+    fixable: bool
     # Triton's order within the phase, where it is not the registration order (the rate limiter
     # registers an instance after its warmup data is made); decides which first error an
     # ensemble reports for a step model
-    step: int = 0
+    step: int
+
+
+@record(frozen=True)
+class ModelRule(Rule):
+    """A rule the engine runs on each model."""
+
+    check: ModelCheck
+
+
+@record(frozen=True)
+class RepositoryRule(Rule):
+    """A rule the engine runs once on each repository."""
+
+    check: RepositoryCheck
 
 
 RULES: dict[str, Rule] = {}
@@ -202,14 +238,21 @@ RULES: dict[str, Rule] = {}
 
 _NAMES: set[str] = set()
 
+_R = TypeVar("_R", bound=Rule)
 
-def _register(rule: Rule) -> None:
+
+def _register(rule: _R) -> _R:
     if rule.code in RULES:
         raise ValueError(f"duplicate rule code {rule.code}")
     if rule.name in _NAMES:
         raise ValueError(f"duplicate rule name {rule.name}")
     RULES[rule.code] = rule
     _NAMES.add(rule.name)
+    return rule
+
+
+def _doc(function: Callable[..., object]) -> str:
+    return inspect.cleandoc(function.__doc__ or "")
 
 
 def model_rule(
@@ -218,39 +261,74 @@ def model_rule(
     *,
     severity: Severity,
     summary: str,
-    phase: str,
+    phase: Phase,
+    gate: Gate | None = None,
     needs_valid_config: bool = True,
     fixable: bool = False,
     step: int = 0,
-) -> Callable[[ModelCheck], ModelCheck]:
-    def decorate(check: ModelCheck) -> ModelCheck:
-        doc = inspect.cleandoc(check.__doc__ or "")
-        _register(
-            Rule(
-                code,
-                name,
-                severity,
-                summary,
-                phase,
-                doc,
-                "model",
-                needs_valid_config,
-                check,
-                fixable,
-                step,
+) -> Callable[[ModelCheck], ModelRule]:
+    """Declares the decorated check as a model rule; the name is bound to the `ModelRule`."""
+
+    def decorate(check: ModelCheck) -> ModelRule:
+        return _register(
+            ModelRule(
+                code=code,
+                name=name,
+                severity=severity,
+                summary=summary,
+                phase=phase,
+                doc=_doc(check),
+                gate=gate,
+                needs_valid_config=needs_valid_config,
+                fixable=fixable,
+                step=step,
+                check=check,
             )
         )
-        return check
 
     return decorate
 
 
 def repository_rule(
-    code: str, name: str, *, severity: Severity, summary: str, phase: str
-) -> Callable[[RepositoryCheck], RepositoryCheck]:
-    def decorate(check: RepositoryCheck) -> RepositoryCheck:
-        doc = inspect.cleandoc(check.__doc__ or "")
-        _register(Rule(code, name, severity, summary, phase, doc, "repository", False, check))
-        return check
+    code: str, name: str, *, severity: Severity, summary: str, phase: Phase
+) -> Callable[[RepositoryCheck], RepositoryRule]:
+    """Declares the decorated check as a repository rule; the name is bound to the rule."""
+
+    def decorate(check: RepositoryCheck) -> RepositoryRule:
+        return _register(
+            RepositoryRule(
+                code=code,
+                name=name,
+                severity=severity,
+                summary=summary,
+                phase=phase,
+                doc=_doc(check),
+                gate=None,
+                needs_valid_config=False,
+                fixable=False,
+                step=0,
+                check=check,
+            )
+        )
 
     return decorate
+
+
+def emitted_rule(
+    code: str, name: str, *, severity: Severity, summary: str, phase: Phase, doc: str
+) -> Rule:
+    """Declares a rule that no check finds: the engine or a command emits its diagnostics."""
+    return _register(
+        Rule(
+            code=code,
+            name=name,
+            severity=severity,
+            summary=summary,
+            phase=phase,
+            doc=inspect.cleandoc(doc),
+            gate=None,
+            needs_valid_config=False,
+            fixable=False,
+            step=0,
+        )
+    )

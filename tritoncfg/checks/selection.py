@@ -16,7 +16,7 @@ from tritoncfg.record import record
 ALL = "ALL"
 # The engine's own note and the parse errors: selection cannot hide a config Triton cannot read,
 # nor why the other checks did not run.
-ALWAYS_ON = frozenset({CHECKS_SKIPPED, *PARSE_ERRORS})
+ALWAYS_ON = frozenset({CHECKS_SKIPPED.code, *PARSE_ERRORS})
 
 
 class SelectorError(ValueError):

@@ -1,22 +1,23 @@
-"""TC6xx: sequence batching, as `ValidateModelConfig` checks it (spec §6, TV051-TV063).
+"""TC6xx: sequence batching, as `ValidateModelConfig` checks it (model_config_utils.cc).
 
 Triton checks the control inputs in four passes, START, END, READY (boolean controls) and then
 CORRID (typed), and stops at the first problem; these rules report every problem of every pass.
 Here: control names and kinds, and the oldest/direct strategies; the control values are in
-`sequence_values`, the implicit state (spec §12) in `sequence_state`."""
+`sequence_values`, the implicit state in `sequence_state`."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks import gates
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, model_rule
 from tritoncfg.diagnostics import Severity
 from tritoncfg.record import record
 from tritoncfg.schema import ModelSequenceBatching
 from tritoncfg.text.span import Span
 from tritoncfg.workspace import LoadedModel
 
-PHASE = "VALIDATE"
+PHASE = Phase.VALIDATE
 Control = ModelSequenceBatching.Control
 BOOLEAN_KINDS = (
     Control.CONTROL_SEQUENCE_START,
@@ -79,6 +80,7 @@ def for_model(model: LoadedModel, ctx: CheckContext) -> str:
     severity=Severity.ERROR,
     summary="A sequence_batching control_input has no name.",
     phase=PHASE,
+    gate=gates.sequence_batching,
 )
 def sequence_control_input_without_name(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -128,6 +130,7 @@ def sequence_control_input_without_name(model: LoadedModel, ctx: CheckContext) -
     severity=Severity.ERROR,
     summary="Two sequence_batching control_input entries name the same tensor.",
     phase=PHASE,
+    gate=gates.sequence_batching,
 )
 def duplicate_sequence_control_tensor(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -185,6 +188,7 @@ def duplicate_sequence_control_tensor(model: LoadedModel, ctx: CheckContext) -> 
     severity=Severity.ERROR,
     summary="The same sequence control kind (e.g. CONTROL_SEQUENCE_START) is given more than once.",
     phase=PHASE,
+    gate=gates.sequence_batching,
 )
 def duplicate_sequence_control_kind(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -232,8 +236,8 @@ def duplicate_sequence_control_kind(model: LoadedModel, ctx: CheckContext) -> It
 
 
 def _oldest_preferred_sizes(model: LoadedModel, ctx: CheckContext) -> list[int]:
-    """The `oldest.preferred_batch_size` the user wrote (TN09 fills an empty one with
-    `[max_batch_size]`, which always passes)."""
+    """The `oldest.preferred_batch_size` the user wrote (`NormalizeModelConfig` fills an empty
+    one with `[max_batch_size]`, which always passes)."""
     batcher = sequence_batching(model, ctx)
     if batcher is None or not batcher.HasField("oldest") or model.config is None:
         return []
@@ -246,6 +250,7 @@ def _oldest_preferred_sizes(model: LoadedModel, ctx: CheckContext) -> list[int]:
     severity=Severity.ERROR,
     summary="A sequence_batching oldest preferred_batch_size is 0 or negative.",
     phase=PHASE,
+    gate=gates.sequence_batching,
 )
 def oldest_preferred_batch_size_not_positive(
     model: LoadedModel, ctx: CheckContext
@@ -289,6 +294,7 @@ def oldest_preferred_batch_size_not_positive(
     severity=Severity.ERROR,
     summary="A sequence_batching oldest preferred_batch_size is above max_batch_size.",
     phase=PHASE,
+    gate=gates.sequence_batching,
 )
 def oldest_preferred_batch_size_exceeds_max(
     model: LoadedModel, ctx: CheckContext
@@ -338,6 +344,7 @@ def oldest_preferred_batch_size_exceeds_max(
     severity=Severity.ERROR,
     summary="sequence_batching direct minimum_slot_utilization is below 0 or above 1.",
     phase=PHASE,
+    gate=gates.sequence_batching,
 )
 def minimum_slot_utilization_out_of_range(
     model: LoadedModel, ctx: CheckContext

@@ -1,5 +1,5 @@
-"""TC620-TC626: sequence batching implicit state and the shape of its initial value (spec §12,
-TV200-TV206).
+"""TC620-TC626: sequence batching implicit state and the shape of its initial value
+(sequence_batch_scheduler.cc: `SequenceBatchScheduler::Create`).
 
 `SequenceBatchScheduler::Create` checks each `state` and its `initial_state` when the model's
 scheduler starts (phase SCHEDULER: the load fails). The initial value's data and the
@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks import gates
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, model_rule
 from tritoncfg.checks.sequence import sequence_batching
 from tritoncfg.checks.tensor_size import dims_text
 from tritoncfg.diagnostics import Severity
@@ -19,7 +20,7 @@ from tritoncfg.schema import DataType, ModelSequenceBatching
 from tritoncfg.text.span import Span
 from tritoncfg.workspace import LoadedModel
 
-PHASE = "SCHEDULER"
+PHASE = Phase.SCHEDULER
 WILDCARD = -1
 
 
@@ -62,6 +63,7 @@ def type_name(data_type: int) -> str:
     severity=Severity.ERROR,
     summary="A sequence state has more than one initial_state.",
     phase=PHASE,
+    gate=gates.sequence_batching,
 )
 def multiple_initial_state(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -115,6 +117,7 @@ def multiple_initial_state(model: LoadedModel, ctx: CheckContext) -> Iterator[Fi
     severity=Severity.ERROR,
     summary="An initial_state's data_type differs from its state's data_type.",
     phase=PHASE,
+    gate=gates.sequence_batching,
 )
 def initial_state_data_type_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -165,6 +168,7 @@ def initial_state_data_type_mismatch(model: LoadedModel, ctx: CheckContext) -> I
     severity=Severity.ERROR,
     summary="An initial_state has no name.",
     phase=PHASE,
+    gate=gates.sequence_batching,
 )
 def initial_state_without_name(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -213,6 +217,7 @@ def initial_state_without_name(model: LoadedModel, ctx: CheckContext) -> Iterato
     severity=Severity.ERROR,
     summary="Two states with the same input_name both have an initial_state.",
     phase=PHASE,
+    gate=gates.sequence_batching,
 )
 def duplicate_initial_state_input(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -266,6 +271,7 @@ def duplicate_initial_state_input(model: LoadedModel, ctx: CheckContext) -> Iter
     severity=Severity.ERROR,
     summary="An initial_state has a different number of dims than its state.",
     phase=PHASE,
+    gate=gates.sequence_batching,
 )
 def initial_state_dims_count_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -316,6 +322,7 @@ def initial_state_dims_count_mismatch(model: LoadedModel, ctx: CheckContext) -> 
     severity=Severity.ERROR,
     summary="An initial_state has a variable (-1) dimension.",
     phase=PHASE,
+    gate=gates.sequence_batching,
 )
 def initial_state_variable_dims(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -367,6 +374,7 @@ def initial_state_variable_dims(model: LoadedModel, ctx: CheckContext) -> Iterat
     severity=Severity.ERROR,
     summary="An initial_state dim differs from the state's fixed dim.",
     phase=PHASE,
+    gate=gates.sequence_batching,
 )
 def initial_state_dim_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

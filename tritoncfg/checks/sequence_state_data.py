@@ -1,12 +1,13 @@
-"""TC627-TC632: the data of a state's initial value (spec §12, TV207-TV209: the load fails when
-the scheduler starts) and the state buffers Triton sets up per sequence (TV210-TV212: requests
-fail or a state is ignored, the load succeeds)."""
+"""TC627-TC632: the data of a state's initial value (sequence_batch_scheduler.cc:
+`GenerateInitialStateData`; the load fails when the scheduler starts) and the state buffers Triton
+sets up per sequence (sequence_state.cc: requests fail or a state is ignored, the load succeeds)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks import gates
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, model_rule
 from tritoncfg.checks.sequence_state import (
     PHASE,
     InitialState,
@@ -24,7 +25,7 @@ from tritoncfg.diagnostics import Severity
 from tritoncfg.schema import DataType
 from tritoncfg.workspace import LoadedModel
 
-RUNTIME = "RUNTIME"
+RUNTIME = Phase.RUNTIME
 INITIAL_STATE_DIR = "initial_state"
 
 
@@ -43,6 +44,7 @@ def _byte_size_error(item: InitialState) -> str | None:
     severity=Severity.ERROR,
     summary="An initial_state sets neither zero_data nor data_file.",
     phase=PHASE,
+    gate=gates.sequence_batching,
 )
 def initial_state_without_data(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -92,6 +94,7 @@ def initial_state_without_data(model: LoadedModel, ctx: CheckContext) -> Iterato
     severity=Severity.ERROR,
     summary="An initial_state data_file is not in the model's initial_state/ directory.",
     phase=PHASE,
+    gate=gates.sequence_batching,
 )
 def initial_state_data_file_missing(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -155,6 +158,7 @@ def initial_state_data_file_missing(model: LoadedModel, ctx: CheckContext) -> It
     severity=Severity.ERROR,
     summary="An initial_state's dims are negative or its byte size overflows int64.",
     phase=PHASE,
+    gate=gates.sequence_batching,
 )
 def initial_state_size_invalid(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -207,6 +211,7 @@ def initial_state_size_invalid(model: LoadedModel, ctx: CheckContext) -> Iterato
     severity=Severity.WARNING,
     summary="A state sets use_growable_memory without use_same_buffer_for_input_output.",
     phase=RUNTIME,
+    gate=gates.sequence_batching,
 )
 def growable_memory_without_single_buffer(
     model: LoadedModel, ctx: CheckContext
@@ -261,6 +266,7 @@ def growable_memory_without_single_buffer(
     severity=Severity.WARNING,
     summary="A state sets use_growable_memory but the model has non-GPU instances.",
     phase=RUNTIME,
+    gate=gates.sequence_batching,
 )
 def growable_memory_needs_gpu_instances(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -342,6 +348,7 @@ def growable_memory_needs_gpu_instances(model: LoadedModel, ctx: CheckContext) -
     severity=Severity.WARNING,
     summary="Two sequence states share an input_name or output_name; one of them is ignored.",
     phase=RUNTIME,
+    gate=gates.sequence_batching,
 )
 def duplicate_state_name(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

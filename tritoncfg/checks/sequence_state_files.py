@@ -1,11 +1,12 @@
 """TC633: SCHEDULER. A state's `initial_state.data_file` holds fewer bytes than the initial value
-needs (spec §12, TV208). Triton reads the whole file when the sequence batcher starts; discovery
-listed the file's size, so no file is read here."""
+needs (sequence_batch_scheduler.cc: `GenerateInitialStateData`). Triton reads the whole file when
+the sequence batcher starts; discovery listed the file's size, so no file is read here."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tritoncfg.checks import gates
 from tritoncfg.checks.data_files import STRING, data_file_size
 from tritoncfg.checks.registry import CheckContext, Finding, model_rule
 from tritoncfg.checks.sequence_state import PHASE, initial_states
@@ -21,6 +22,7 @@ from tritoncfg.workspace import LoadedModel
     severity=Severity.ERROR,
     summary="An initial_state data_file is smaller than the initial value's byte size.",
     phase=PHASE,
+    gate=gates.sequence_batching,
 )
 def initial_state_data_file_too_small(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

@@ -1,10 +1,12 @@
-"""TC604-TC608: the values of sequence controls (spec §6, TV054-TV060): the false/true array of a
-START, END or READY control, and the data type of a CORRID control."""
+"""TC604-TC608: the values of sequence controls (model_config_utils.cc:
+`GetBooleanSequenceControlProperties`, `GetTypedSequenceControlProperties`): the false/true array of
+a START, END or READY control, and the data type of a CORRID control."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tritoncfg.checks import gates
 from tritoncfg.checks.registry import CheckContext, Finding, model_rule
 from tritoncfg.checks.sequence import BOOLEAN_KINDS, PHASE, Control, controls, for_model
 from tritoncfg.diagnostics import Severity
@@ -26,6 +28,7 @@ CORRID_TYPES = (
     severity=Severity.ERROR,
     summary="A START, END or READY control gives none of int32/fp32/bool_false_true.",
     phase=PHASE,
+    gate=gates.sequence_batching,
 )
 def sequence_control_without_false_true(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -75,6 +78,7 @@ def sequence_control_without_false_true(model: LoadedModel, ctx: CheckContext) -
     severity=Severity.ERROR,
     summary="A START, END or READY control gives more than one of int32/fp32/bool_false_true.",
     phase=PHASE,
+    gate=gates.sequence_batching,
 )
 def sequence_control_multiple_false_true(
     model: LoadedModel, ctx: CheckContext
@@ -129,6 +133,7 @@ def sequence_control_multiple_false_true(
     severity=Severity.ERROR,
     summary="A control's int32/fp32/bool_false_true does not have exactly 2 entries.",
     phase=PHASE,
+    gate=gates.sequence_batching,
 )
 def sequence_control_false_true_length(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -183,6 +188,7 @@ def sequence_control_false_true_length(model: LoadedModel, ctx: CheckContext) ->
     severity=Severity.ERROR,
     summary="A CONTROL_SEQUENCE_CORRID control gives int32/fp32/bool_false_true.",
     phase=PHASE,
+    gate=gates.sequence_batching,
 )
 def corrid_control_with_false_true(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -236,6 +242,7 @@ def corrid_control_with_false_true(model: LoadedModel, ctx: CheckContext) -> Ite
     severity=Severity.ERROR,
     summary="A CONTROL_SEQUENCE_CORRID control's data_type is unset or not an integer/string type.",
     phase=PHASE,
+    gate=gates.sequence_batching,
 )
 def corrid_control_data_type(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

@@ -13,14 +13,12 @@ from dataclasses import field
 from pathlib import Path
 
 from tritoncfg.checks.parse import PARSE_ERRORS, PHASE
-from tritoncfg.checks.registry import RULES, CheckContext, Finding, model_rule
+from tritoncfg.checks.registry import RULES, Rule, emitted_rule
 from tritoncfg.diagnostics import Diagnostic, Severity
 from tritoncfg.record import record
 from tritoncfg.text.span import Span
 from tritoncfg.workspace import LoadedModel, Workspace
 
-UNUSED = "TC010"
-UNKNOWN = "TC011"
 _NOQA = re.compile(r"#\s*tritoncfg:\s*(noqa-file|noqa)(?![\w-])(?::)?\s*(.*)$")
 _CODE = re.compile(r"TC\d{3}")
 
@@ -111,10 +109,9 @@ def suppression_test(model: LoadedModel) -> Callable[[str, Span], bool]:
 
 
 def _problems(suppression: Suppression, report_unused: bool) -> Iterator[Diagnostic]:
-    def make(code: str, message: str) -> Diagnostic:
-        rule = RULES[code]
+    def make(rule: Rule, message: str) -> Diagnostic:
         return Diagnostic(
-            code, rule.name, rule.severity, message, suppression.path, suppression.span
+            rule.code, rule.name, rule.severity, message, suppression.path, suppression.span
         )
 
     codes = suppression.codes or ()
@@ -132,16 +129,13 @@ def _problems(suppression: Suppression, report_unused: bool) -> Iterator[Diagnos
         yield make(UNUSED, f"this suppression of {', '.join(unused)} suppresses nothing; remove it")
 
 
-@model_rule(
-    UNUSED,
+UNUSED = emitted_rule(
+    "TC010",
     "unused-suppression",
     severity=Severity.WARNING,
     summary="A `# tritoncfg: noqa` comment that suppresses nothing.",
     phase=PHASE,
-    needs_valid_config=False,
-)
-def unused_suppression(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
-    """
+    doc="""
     ## What it does
     Reports a suppression comment (`# tritoncfg: noqa`, `# tritoncfg: noqa TC203`,
     `# tritoncfg: noqa-file TC203`) under which no diagnostic was found. The engine emits it
@@ -163,20 +157,17 @@ def unused_suppression(model: LoadedModel, ctx: CheckContext) -> Iterator[Findin
     max_batch_size: 8
     dynamic_batching { }
     ```
-    """
-    return iter(())
+    """,
+)
 
 
-@model_rule(
-    UNKNOWN,
+UNKNOWN = emitted_rule(
+    "TC011",
     "unknown-suppression-code",
     severity=Severity.WARNING,
     summary="A `# tritoncfg: noqa` comment names a code that is not a tritoncfg rule.",
     phase=PHASE,
-    needs_valid_config=False,
-)
-def unknown_suppression_code(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
-    """
+    doc="""
     ## What it does
     Reports codes in suppression comments that no rule has (a typo, or a rule that was removed).
     The engine emits it; this rule itself finds nothing.
@@ -197,5 +188,5 @@ def unknown_suppression_code(model: LoadedModel, ctx: CheckContext) -> Iterator[
     max_batch_size: 8
     dynamic_batching { }
     ```
-    """
-    return iter(())
+    """,
+)

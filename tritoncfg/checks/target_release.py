@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, model_rule
 from tritoncfg.diagnostics import Severity
 from tritoncfg.schema import ModelConfig
 from tritoncfg.workspace import LoadedModel
@@ -73,7 +73,7 @@ def _resolve(message: Any, path: tuple[str | int, ...]) -> tuple[Any, Any] | Non
     "unknown-to-target-release",
     severity=Severity.ERROR,
     summary="A field or enum value that the target Triton release (--triton-version) does not know.",
-    phase="PARSE",
+    phase=Phase.PARSE,
 )
 def unknown_to_target_release(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

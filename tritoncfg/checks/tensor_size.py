@@ -1,5 +1,6 @@
 """Triton's tensor-size helpers (`triton::common` GetElementCount, GetDataTypeByteSize,
-GetByteSize), shared by the warmup, sequence-state and I/O rules, with Triton's sentinels and texts."""
+GetByteSize), shared by the warmup, sequence-state and I/O rules, with Triton's sentinels and
+texts."""
 
 from __future__ import annotations
 
@@ -54,7 +55,9 @@ def byte_size(data_type: str, dims: list[int], name: str) -> int | str:
         return count if count == WILDCARD else 4 * count
     size = TYPE_BYTES.get(data_type, 0)
     if size == 0:
-        return WILDCARD  # an unset type is "variable size" (TV181's misleading message)
+        return (
+            WILDCARD  # an unset type is "variable size" (GenerateWarmupData's misleading message)
+        )
     count = element_count(dims)
     if count == INVALID:
         return f"tensor '{name}' contains an invalid dimension {dims_text(dims)}"

@@ -6,27 +6,19 @@ never produces it; `verify` turns each error the server reported into a TC000 di
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-from tritoncfg.checks.registry import CheckContext, Finding, model_rule
+from tritoncfg.checks.registry import Phase, emitted_rule
 from tritoncfg.diagnostics import Severity
-from tritoncfg.workspace import LoadedModel
 
-CODE = "TC000"
-NAME = "triton-rejected"
-PHASE = "LOAD"  # any step of the load: the server's own verdict
+PHASE = Phase.LOAD  # any step of the load: the server's own verdict
 
 
-@model_rule(
-    CODE,
-    NAME,
+TRITON_REJECTED = emitted_rule(
+    "TC000",
+    "triton-rejected",
     severity=Severity.ERROR,
     summary="A real Triton server refused to load the model (reported by `tritoncfg verify`).",
     phase=PHASE,
-    needs_valid_config=False,
-)
-def triton_rejected(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
-    """
+    doc="""
     ## What it does
     `tritoncfg verify` loads every model into a real `tritonserver` (explicit model control, on
     127.0.0.1) and reports each error the server gives, from its API and from its log, as
@@ -52,5 +44,5 @@ def triton_rejected(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     Fix the config as the message says (the lint finding beside it usually says how), then run
     `tritoncfg verify` again. A model whose backend the verifying server lacks is not a TC000: it
     is reported as "backend not available on this server".
-    """
-    return iter(())
+    """,
+)

@@ -1,16 +1,16 @@
 """TC115-TC116: VERSIONS. Which of the version directories Triton's `VersionsToLoad` loads under
-the version policy (spec §2, TV019-TV020). A model with no version directory at all is TC105's."""
+the version policy (model_lifecycle.cc). A model with no version directory at all is TC105's."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, model_rule
 from tritoncfg.diagnostics import Severity
 from tritoncfg.repository.version_selection import select_versions
 from tritoncfg.workspace import LoadedModel
 
-PHASE = "VERSIONS"
+PHASE = Phase.VERSIONS
 
 
 def _on_disk(model: LoadedModel) -> str:

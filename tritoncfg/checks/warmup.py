@@ -1,5 +1,5 @@
 """TC70x: INSTANCE. Model warmup samples as `TritonModelInstance::GenerateWarmupData` builds them,
-once per non-passive instance (spec §11: TV180-TV184); `warmup_request.py` has the checks of the
+once per non-passive instance (backend_model_instance.cc); `warmup_request.py` has the checks of the
 requests against the config inputs. Data files are looked up in the repository model, never read."""
 
 from __future__ import annotations
@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from tritoncfg.checks import gates
 from tritoncfg.checks.parameters import exists_in_model_dir, is_ensemble
-from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
+from tritoncfg.checks.registry import CheckContext, Finding, Phase, at, model_rule
 from tritoncfg.checks.tensor_size import (
     WILDCARD,
     dims_text,
@@ -20,7 +21,7 @@ from tritoncfg.repository import WARMUP_DIRNAME
 from tritoncfg.schema import DataType, ModelConfig, ModelWarmup
 from tritoncfg.workspace import LoadedModel
 
-PHASE = "INSTANCE"
+PHASE = Phase.INSTANCE
 REQUEST = "[request id: <id_unknown>] "  # InferenceRequest::LogRequest() of a warmup request
 
 
@@ -55,11 +56,14 @@ def byte_size(entry: WarmupInput) -> int | str:
 
 
 def runs_warmup(config: ModelConfig) -> bool:
-    """Warmup runs per non-passive instance; ensembles have none (TV067 rejects their warmup)."""
+    """Warmup runs per non-passive instance; ensembles have none
+    (`ValidateEnsembleSchedulingConfig` rejects their warmup)."""
     if is_ensemble(config):
         return False
     groups = config.instance_group
-    return not groups or any(not g.passive for g in groups)  # no group: TN11 adds one
+    return not groups or any(
+        not g.passive for g in groups
+    )  # no group: NormalizeInstanceGroup adds one
 
 
 def warmup_inputs(model: LoadedModel, ctx: CheckContext) -> Iterator[WarmupInput]:
@@ -75,7 +79,7 @@ def warmup_inputs(model: LoadedModel, ctx: CheckContext) -> Iterator[WarmupInput
 
 
 def usable(entry: WarmupInput) -> bool:
-    """The input got past the first pass (TV181/TV182), so later checks are meaningful."""
+    """The input got past the first pass of `GenerateWarmupData`, so later checks are meaningful."""
     size = byte_size(entry)
     return not isinstance(size, str) and size != WILDCARD
 
@@ -86,6 +90,7 @@ def usable(entry: WarmupInput) -> bool:
     severity=Severity.WARNING,
     summary="A warmup sample with batch_size 0 (or unset) is silently skipped.",
     phase=PHASE,
+    gate=gates.warmup,
 )
 def warmup_sample_skipped(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -133,6 +138,7 @@ def warmup_sample_skipped(model: LoadedModel, ctx: CheckContext) -> Iterator[Fin
     severity=Severity.ERROR,
     summary="A warmup input has a -1 dim or no data_type, so its size is unknown.",
     phase=PHASE,
+    gate=gates.warmup,
 )
 def warmup_input_variable_size(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -188,6 +194,7 @@ def warmup_input_variable_size(model: LoadedModel, ctx: CheckContext) -> Iterato
     severity=Severity.ERROR,
     summary="A warmup input has a negative dim other than -1, or a size beyond int64.",
     phase=PHASE,
+    gate=gates.warmup,
 )
 def warmup_input_invalid_dims(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -243,6 +250,7 @@ def warmup_input_invalid_dims(model: LoadedModel, ctx: CheckContext) -> Iterator
     severity=Severity.ERROR,
     summary="A warmup input sets none of zero_data, random_data or input_data_file.",
     phase=PHASE,
+    gate=gates.warmup,
 )
 def warmup_input_no_data(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -301,6 +309,7 @@ def warmup_file_path(model: LoadedModel, name: str) -> str:
     severity=Severity.ERROR,
     summary="A warmup input_data_file is not in the model's warmup/ directory.",
     phase=PHASE,
+    gate=gates.warmup,
 )
 def warmup_data_file_missing(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

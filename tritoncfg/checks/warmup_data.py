@@ -1,11 +1,12 @@
-"""TC709: INSTANCE. A warmup `input_data_file` holds fewer bytes than its input needs (spec §11,
-TV185). Triton reads the whole file and compares its size with `GetByteSize(data_type, dims)`;
-discovery listed the file's size, so no file is read here."""
+"""TC709: INSTANCE. A warmup `input_data_file` holds fewer bytes than its input needs
+(backend_model_instance.cc: `GenerateWarmupData`). Triton reads the whole file and compares its size
+with `GetByteSize(data_type, dims)`; discovery listed the file's size, so no file is read here."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tritoncfg.checks import gates
 from tritoncfg.checks.data_files import STRING, data_file_size
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
 from tritoncfg.checks.warmup import PHASE, REQUEST, byte_size, usable, warmup_inputs
@@ -19,6 +20,7 @@ from tritoncfg.workspace import LoadedModel
     severity=Severity.ERROR,
     summary="A warmup input_data_file is smaller than the input's byte size.",
     phase=PHASE,
+    gate=gates.warmup,
 )
 def warmup_data_file_too_small(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tritoncfg.checks import gates
 from tritoncfg.checks.model_common import first_instance_name
 from tritoncfg.checks.registry import CheckContext, Finding, at, model_rule
 from tritoncfg.checks.tensor_size import dims_text
@@ -50,6 +51,7 @@ def _config_input(model: LoadedModel, ctx: CheckContext, entry: WarmupInput) -> 
     severity=Severity.ERROR,
     summary="A warmup input's data_type differs from the config input's.",
     phase=PHASE,
+    gate=gates.warmup,
 )
 def warmup_data_type_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -106,6 +108,7 @@ def _shape_matches(config_dims: list[int], shape: list[int]) -> bool:
     severity=Severity.ERROR,
     summary="A warmup input's dims do not match the config input's dims.",
     phase=PHASE,
+    gate=gates.warmup,
 )
 def warmup_shape_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -167,6 +170,7 @@ def warmup_shape_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Fin
     severity=Severity.ERROR,
     summary="A warmup sample does not provide every required (non-optional) config input.",
     phase=PHASE,
+    gate=gates.warmup,
 )
 def warmup_missing_required_inputs(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -248,6 +252,7 @@ _BATCH_CHECKING_BACKENDS = frozenset(
     severity=Severity.ERROR,
     summary="A warmup sample's batch_size is above max_batch_size (above 1 when it is 0).",
     phase=PHASE,
+    gate=gates.warmup,
 )
 def warmup_batch_size_exceeds_max(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

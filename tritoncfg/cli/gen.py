@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from tritoncfg.gen.change import Change
     from tritoncfg.gen.target import Target
 
-MISSING_WARMUP_FILE = "TC705"  # the files a generator writes with the config are not there yet
 
 app = typer.Typer(
     name="gen",
@@ -83,12 +82,14 @@ def _finish(
             change.path.parent, change.path, change.after, gpu_memory=gpu_memory, refuse=refuse
         )
     )
+    from tritoncfg.checks.warmup import warmup_data_file_missing
+
+    # the files a generator writes with the config are not there yet
+    missing_file = warmup_data_file_missing.code
     findings = [
         f
         for f in found
-        if not (
-            f.code == MISSING_WARMUP_FILE and any(str(p) in f.message for p in change.extra_files)
-        )
+        if not (f.code == missing_file and any(str(p) in f.message for p in change.extra_files))
     ]
     if findings:
         sys.stderr.write(describe(findings) + "\n")
@@ -268,6 +269,7 @@ def instance_group_command(
     write: Write = False,
 ) -> None:
     """Write the model's instance_group list (replacing the one there)."""
+    from tritoncfg.checks.gpu_memory import gpu_weights_exceed_memory
     from tritoncfg.gen import instance_group as gen
     from tritoncfg.gen.change import GenError
 
@@ -300,7 +302,7 @@ def instance_group_command(
         lambda notes: gen.generate(target, request, notes),
         write,
         gpu_memory=memory,
-        refuse=frozenset({"TC914"}),
+        refuse=frozenset({gpu_weights_exceed_memory.code}),
     )
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tritoncfg.api import LintResult, lint, load
 from tritoncfg.checks import LintOptions
+from tritoncfg.checks.engine import report_order
 from tritoncfg.checks.registry import TritonMode
 from tritoncfg.diagnostics import Diagnostic
 from tritoncfg.record import record
@@ -83,7 +84,7 @@ class VerifyReport:
     @property
     def diagnostics(self) -> list[Diagnostic]:
         found = [*self.lint.diagnostics, *(d for m in self.models for d in m.diagnostics)]
-        return sorted(found, key=lambda d: (d.sort_key[0], d.code == "TC009", d.sort_key))
+        return sorted(found, key=report_order)
 
     @property
     def rejected(self) -> list[ModelVerdict]:
