@@ -79,7 +79,7 @@ def test_code_and_docs_cite_triton_sources() -> None:
     scanned = {p.as_posix() for p in text_files(ROOT)}
     assert {
         "tritoncfg/complete/autofill.py",
-        "tritoncfg/checks/registry.py",
+        "tritoncfg/checks/core/registry.py",
         "docs/complete.md",
         "docs/rules.md",
         "README.md",

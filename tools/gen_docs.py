@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def main() -> int:
     from tritoncfg.checks import RULES
-    from tritoncfg.checks.docs import rules_markdown
+    from tritoncfg.checks.core.docs import rules_markdown
 
     target = ROOT / "docs" / "rules.md"
     text = rules_markdown([RULES[code] for code in sorted(RULES)])

@@ -16,9 +16,9 @@ from dataclasses import field
 from pathlib import Path
 
 from tritoncfg.checks import LintOptions
-from tritoncfg.checks.engine import check_repositories, sort_diagnostics
-from tritoncfg.checks.registry import CheckContext
-from tritoncfg.checks.selection import PathFilters, RuleSelection
+from tritoncfg.checks.core.context import CheckContext
+from tritoncfg.checks.core.engine import check_repositories, sort_diagnostics
+from tritoncfg.checks.core.selection import PathFilters, RuleSelection
 from tritoncfg.cloud.url import is_cloud
 from tritoncfg.diagnostics import Diagnostic, Severity
 from tritoncfg.lintcache import LintCache

@@ -15,11 +15,12 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import field, replace
 
-from tritoncfg.checks.engine import check_model
-from tritoncfg.checks.plan import RulePlan
-from tritoncfg.checks.registry import RULES, CheckContext, LintOptions, Rule
-from tritoncfg.checks.selection import PathFilters, RuleSelection
-from tritoncfg.checks.suppress import UNUSED, apply_suppressions
+from tritoncfg.checks.core.context import CheckContext, LintOptions
+from tritoncfg.checks.core.engine import check_model
+from tritoncfg.checks.core.plan import RulePlan
+from tritoncfg.checks.core.registry import RULES, Rule
+from tritoncfg.checks.core.selection import PathFilters, RuleSelection
+from tritoncfg.checks.core.suppress import UNUSED, apply_suppressions
 from tritoncfg.diagnostics import Diagnostic
 from tritoncfg.record import record
 from tritoncfg.repository import ModelDir, Repository

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from tritoncfg.checks import RULES, gates
-from tritoncfg.checks.registry import ModelRule, Phase, model_rule
+from tritoncfg.checks import RULES
+from tritoncfg.checks.core import gates
+from tritoncfg.checks.core.phase import Phase
+from tritoncfg.checks.core.registry import ModelRule, model_rule
 from tritoncfg.diagnostics import Severity
 
 _original = RULES["TC601"]

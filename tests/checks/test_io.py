@@ -12,7 +12,8 @@ from corpus import TRITON_QA, parametrize_corpus, read_tsv, require_corpus
 from lintkit import found_at, lint_config, lint_repo, make_model, only
 
 from tritoncfg.checks import RULES, LintOptions
-from tritoncfg.checks.registry import CheckContext, ModelRule
+from tritoncfg.checks.core.context import CheckContext
+from tritoncfg.checks.core.registry import ModelRule
 from tritoncfg.diagnostics import Severity
 from tritoncfg.workspace import load
 

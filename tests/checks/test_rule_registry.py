@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from tritoncfg.checks import RULES, gates
-from tritoncfg.checks.plan import RulePlan
-from tritoncfg.checks.registry import _NAMES, ModelRule, Phase, RepositoryRule, Rule
+from tritoncfg.checks import RULES
+from tritoncfg.checks.core import gates
+from tritoncfg.checks.core.phase import Phase
+from tritoncfg.checks.core.plan import RulePlan
+from tritoncfg.checks.core.registry import _NAMES, ModelRule, RepositoryRule, Rule
 from tritoncfg.schema import ModelConfig
 
 # RULES order as it was when the gates moved from module names to the declarations (issue 13).

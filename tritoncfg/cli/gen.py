@@ -82,7 +82,7 @@ def _finish(
             change.path.parent, change.path, change.after, gpu_memory=gpu_memory, refuse=refuse
         )
     )
-    from tritoncfg.checks.warmup import warmup_data_file_missing
+    from tritoncfg.checks.warmup_and_runtime.warmup import warmup_data_file_missing
 
     # the files a generator writes with the config are not there yet
     missing_file = warmup_data_file_missing.code
@@ -269,7 +269,7 @@ def instance_group_command(
     write: Write = False,
 ) -> None:
     """Write the model's instance_group list (replacing the one there)."""
-    from tritoncfg.checks.gpu_memory import gpu_weights_exceed_memory
+    from tritoncfg.checks.practice.gpu_memory import gpu_weights_exceed_memory
     from tritoncfg.gen import instance_group as gen
     from tritoncfg.gen.change import GenError
 

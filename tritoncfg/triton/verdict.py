@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tritoncfg.checks import RULES
-from tritoncfg.checks.triton_rejected import TRITON_REJECTED
+from tritoncfg.checks.verify.triton_rejected import TRITON_REJECTED
 from tritoncfg.diagnostics import Diagnostic, Severity, TritonVerdict
 from tritoncfg.record import record
 from tritoncfg.text.span import FILE_START

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from tritoncfg.api import LintResult, lint, load
 from tritoncfg.checks import LintOptions
-from tritoncfg.checks.engine import report_order
-from tritoncfg.checks.registry import TritonMode
+from tritoncfg.checks.core.context import TritonMode
+from tritoncfg.checks.core.engine import report_order
 from tritoncfg.diagnostics import Diagnostic
 from tritoncfg.record import record
 from tritoncfg.triton.load import DEFAULT_LOAD_TIMEOUT, LoadOutcome, load_model, unload_model
