@@ -17,8 +17,9 @@ from dataclasses import field, replace
 
 from tritoncfg.checks.core.context import CheckContext, LintOptions
 from tritoncfg.checks.core.engine import check_model
+from tritoncfg.checks.core.index import rule_of
 from tritoncfg.checks.core.plan import RulePlan
-from tritoncfg.checks.core.registry import RULES, Rule
+from tritoncfg.checks.core.registry import Rule
 from tritoncfg.checks.core.selection import PathFilters, RuleSelection
 from tritoncfg.checks.core.suppress import UNUSED, apply_suppressions
 from tritoncfg.diagnostics import Diagnostic
@@ -50,8 +51,10 @@ class LintJob:
         chosen = self.chosen
         kept = []
         for d in found:
-            rule = RULES[d.code]
-            if d.code not in chosen or self.filters.ignored(rule, d.path):
+            if d.code not in chosen:
+                continue
+            rule = rule_of(d.code)
+            if self.filters.ignored(rule, d.path):
                 continue
             severity = self.selection.severity(rule, d.severity)
             if d.fix is not None and d.path.lower().endswith(".json"):

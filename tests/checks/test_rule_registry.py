@@ -5,6 +5,8 @@ declaration, not to the module it lives in."""
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +15,7 @@ import pytest
 
 from tritoncfg.checks import RULES
 from tritoncfg.checks.core import gates
+from tritoncfg.checks.core.index import INDEX_FILE, rule_index
 from tritoncfg.checks.core.phase import Phase
 from tritoncfg.checks.core.plan import RulePlan
 from tritoncfg.checks.core.registry import _NAMES, ModelRule, RepositoryRule, Rule
@@ -290,3 +293,66 @@ def test_a_rule_declared_in_another_module_keeps_its_gate(moved_rule: ModelRule)
     plan = RulePlan([moved_rule, RULES["TC201"]])
     assert [r.code for r in plan.for_config(plain)] == ["TC201"]
     assert [r.code for r in plan.for_config(sequence)] == ["TC998", "TC201"]
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_rule_index_is_current() -> None:
+    """rule_index.tsv is what `make docs` writes from the rules (run where no family is loaded)."""
+    fresh = subprocess.run(
+        [sys.executable, "-c", "import gen_docs; print(gen_docs.fresh_index(), end='')"],
+        cwd=ROOT / "tools",
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert fresh == INDEX_FILE.read_text(encoding="utf-8"), "stale: run `make docs`"
+    assert list(rule_index()) == ORDER
+
+
+_LINT_AND_LIST_FAMILIES = """
+import sys
+from tritoncfg.cli.main import main
+sys.argv = ["tritoncfg", "lint", "--no-cache", "--select", sys.argv[1], sys.argv[2]]
+try:
+    main()
+except SystemExit:
+    pass
+print(" ".join(sorted(m for m in sys.modules if m.startswith("tritoncfg.checks."))))
+"""
+
+
+def test_a_run_imports_only_the_families_it_selected(tmp_path: Path) -> None:
+    config = tmp_path / "m" / "config.pbtxt"
+    (config.parent / "1").mkdir(parents=True)
+    (config.parent / "1" / "model.py").write_text("", encoding="utf-8")
+    config.write_text(
+        'backend: "python"\nmax_batch_size: 8  # tritoncfg: noqa TC999\n'
+        "dynamic_batching { preferred_batch_size: [ 16 ] }\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", _LINT_AND_LIST_FAMILIES, "TC2,TC011", str(config)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "TC203" in done.stdout and "TC011" in done.stdout, done.stdout + done.stderr
+    loaded = set(done.stdout.split("\n")[-2].split())
+    assert "tritoncfg.checks.batching.dynamic_batching" in loaded
+    # TC011 asks the index whether TC999 exists: no other family is imported for it
+    assert not {
+        m
+        for m in loaded
+        if m.startswith(
+            (
+                "tritoncfg.checks.ensembles",
+                "tritoncfg.checks.model_formats",
+                "tritoncfg.checks.sequence_batching",
+                "tritoncfg.checks.practice",
+            )
+        )
+    }

@@ -5,69 +5,33 @@ TC0xx parse · TC1xx repository (layout, platform, versions) and backends · TC2
 TC3xx io · TC4xx instance_groups · TC5xx ensembles · TC6xx sequence_batching ·
 TC7xx warmup_and_runtime (warmup, response cache, metrics, rate limiter, parameters) ·
 TC8xx model_formats · TC9xx practice · TC000 verify.
+
+Importing this package imports no family: `RULES` (every rule) and `run_checks` are loaded when
+first used, and a lint run loads only the families of the rules it selected
+(`core.index.load_rules`).
 """
 
 from __future__ import annotations
 
-from importlib import import_module
+from typing import TYPE_CHECKING
 
 from tritoncfg.checks.core.context import Finding, LintOptions
-from tritoncfg.checks.core.registry import RULES, Rule
+from tritoncfg.checks.core.index import FAMILIES, load_rules
+from tritoncfg.checks.core.registry import Rule
 
-# The family modules, in the order their rules enter RULES (importing one registers its rules). The order decides which rule reports first within a
-# phase of Triton's pipeline (e.g. an ensemble's step error): keep it when adding a family.
-FAMILIES = (
-    "practice.alternative_configs",
-    "backends.library",
-    "io.backend_owned",
-    "batching.dynamic_batching",
-    "ensembles.flow",
-    "ensembles.scheduling",
-    "ensembles.deps",
-    "ensembles.xmodel",
-    "instance_groups.groups",
-    "practice.gpu_memory",
-    "instance_groups.settings",
-    "io.tensors",
-    "io.batch_io",
-    "io.features",
-    "io.labels",
-    "repository.layout",
-    "warmup_and_runtime.parameters",
-    "warmup_and_runtime.cache_and_metrics",
-    "warmup_and_runtime.rate_limiter",
-    "backends.model_files",
-    "model_formats.onnx_model",
-    "model_formats.onnx_shapes",
-    "model_formats.onnx_inputs",
-    "model_formats.openvino_model",
-    "model_formats.tensorrt_plan",
-    "model_formats.tensorrt_autofill",
-    "model_formats.tensorrt_bindings",
-    "model_formats.tensorrt_profiles",
-    "warmup_and_runtime.parameters_tensorrt",
-    "parse.text_format",
-    "repository.platform",
-    "practice.serving",
-    "backends.python",
-    "warmup_and_runtime.rate_limit_resources",
-    "sequence_batching.controls",
-    "sequence_batching.state",
-    "sequence_batching.state_data",
-    "sequence_batching.state_files",
-    "sequence_batching.control_values",
-    "core.suppress",
-    "parse.target_release",
-    "repository.version_policy",
-    "warmup_and_runtime.warmup",
-    "warmup_and_runtime.warmup_data",
-    "warmup_and_runtime.warmup_request",
-    # TC000, emitted by `verify`, stays last in RULES
-    "verify.triton_rejected",
-)
-for _family in FAMILIES:
-    import_module(f"{__name__}.{_family}")
+if TYPE_CHECKING:
+    from tritoncfg.checks.core.engine import run_checks
+    from tritoncfg.checks.core.registry import RULES
 
-from tritoncfg.checks.core.engine import run_checks  # noqa: E402  (after the rules it runs)
 
-__all__ = ["FAMILIES", "RULES", "Finding", "LintOptions", "Rule", "run_checks"]
+def __getattr__(name: str) -> object:
+    if name == "RULES":
+        return load_rules()
+    if name == "run_checks":
+        from tritoncfg.checks.core.engine import run_checks
+
+        return run_checks
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["FAMILIES", "RULES", "Finding", "LintOptions", "Rule", "load_rules", "run_checks"]

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tritoncfg.checks.core.context import CheckContext, Finding, LintOptions
+from tritoncfg.checks.core.index import load_rules
 from tritoncfg.checks.core.plan import RulePlan
-from tritoncfg.checks.core.registry import RULES, ModelRule, RepositoryRule, Rule
+from tritoncfg.checks.core.registry import ModelRule, RepositoryRule, Rule
 from tritoncfg.checks.parse.text_format import CHECKS_SKIPPED
 from tritoncfg.diagnostics import Diagnostic, TritonVerdict
 from tritoncfg.text.span import FILE_START
@@ -89,7 +90,7 @@ def run_checks(
     workspace: Workspace, options: LintOptions, rules: Iterable[Rule] | None = None
 ) -> list[Diagnostic]:
     """All diagnostics for the workspace, sorted by file and position."""
-    active = list(RULES.values()) if rules is None else list(rules)
+    active = list(load_rules().values()) if rules is None else list(rules)
     ctx = CheckContext(workspace, options)
     found = check_repositories(workspace, ctx, active)
     plan = RulePlan(active)

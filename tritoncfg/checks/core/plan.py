@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from tritoncfg.checks.core.context import CheckContext, Finding, checkable
+from tritoncfg.checks.core.index import load_rules
 from tritoncfg.checks.core.phase import Phase
-from tritoncfg.checks.core.registry import RULES, ModelRule, Rule
+from tritoncfg.checks.core.registry import ModelRule, Rule
 from tritoncfg.schema import ModelConfig
 from tritoncfg.workspace import LoadedModel
 
@@ -65,8 +66,9 @@ class RulePlan:
 
 
 def plan_without(ctx: CheckContext, phases: frozenset[Phase]) -> RulePlan:
-    """A plan of the model rules outside `phases`, built once per lint run."""
+    """A plan of every model rule outside `phases` (whatever the run selected), built once per
+    lint run."""
     return ctx.memo(
         ("plan-without", phases),
-        lambda: RulePlan(rule for rule in RULES.values() if rule.phase not in phases),
+        lambda: RulePlan(rule for rule in load_rules().values() if rule.phase not in phases),
     )

@@ -42,6 +42,7 @@ class Rule:
     # registers an instance after its warmup data is made); decides which first error an
     # ensemble reports for a step model
     step: int
+    module: str  # the module that declares the rule (importing it registers the rule)
 
 
 @record(frozen=True)
@@ -107,6 +108,7 @@ def model_rule(
                 needs_valid_config=needs_valid_config,
                 fixable=fixable,
                 step=step,
+                module=check.__module__,
                 check=check,
             )
         )
@@ -132,6 +134,7 @@ def repository_rule(
                 needs_valid_config=False,
                 fixable=False,
                 step=0,
+                module=check.__module__,
                 check=check,
             )
         )
@@ -140,7 +143,7 @@ def repository_rule(
 
 
 def emitted_rule(
-    code: str, name: str, *, severity: Severity, summary: str, phase: Phase, doc: str
+    code: str, name: str, *, severity: Severity, summary: str, phase: Phase, doc: str, module: str
 ) -> Rule:
     """Declares a rule that no check finds: the engine or a command emits its diagnostics."""
     return _register(
@@ -155,5 +158,6 @@ def emitted_rule(
             needs_valid_config=False,
             fixable=False,
             step=0,
+            module=module,
         )
     )

@@ -8,7 +8,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from tritoncfg.checks.core.registry import RULES, Rule
+from tritoncfg.checks.core.index import load_rules, rule_index
+from tritoncfg.checks.core.registry import Rule
 from tritoncfg.checks.parse.text_format import CHECKS_SKIPPED, PARSE_ERRORS
 from tritoncfg.diagnostics import Severity
 from tritoncfg.record import record
@@ -25,15 +26,21 @@ class SelectorError(ValueError):
 
 def matches(rule: Rule, selector: str) -> bool:
     """`TC203` (code), `TC2` (prefix), `preferred-batch-size-exceeds-max` (name), or `ALL`."""
-    return selector == ALL or rule.code.startswith(selector) or rule.name == selector
+    return _matches(rule.code, rule.name, selector)
+
+
+def _matches(code: str, name: str, selector: str) -> bool:
+    return selector == ALL or code.startswith(selector) or name == selector
 
 
 def check_selectors(selectors: Iterable[str]) -> None:
+    """Raise for a selector that names no rule (asks the index: imports no family)."""
     from tritoncfg.schema.lookup import suggest
 
+    index = rule_index()
     for selector in selectors:
-        if not any(matches(rule, selector) for rule in RULES.values()):
-            hint = suggest(selector, [*RULES, *(r.name for r in RULES.values())])
+        if not any(_matches(code, name, selector) for code, (name, _) in index.items()):
+            hint = suggest(selector, [*index, *(name for name, _ in index.values())])
             raise SelectorError(
                 f"unknown rule selector {selector!r}"
                 + (f'; did you mean "{hint}"?' if hint else "")
@@ -51,17 +58,19 @@ class RuleSelection:
         return [*self.select, *self.extend_select, *self.ignore, *self.severity_overrides]
 
     def active(self) -> list[Rule]:
-        """The rules to run. Like ruff, a more specific selector beats a less specific one."""
+        """The rules to run, in RULES order; only their families are imported. Like ruff, a more
+        specific selector beats a less specific one."""
         chosen = []
-        for rule in RULES.values():
-            if rule.code in ALWAYS_ON:
-                chosen.append(rule)
+        for code, (name, _) in rule_index().items():
+            if code in ALWAYS_ON:
+                chosen.append(code)
                 continue
-            picked = _best(rule, [*self.select, *self.extend_select])
-            dropped = _best(rule, self.ignore)
+            picked = _best(code, name, [*self.select, *self.extend_select])
+            dropped = _best(code, name, self.ignore)
             if picked is not None and (dropped is None or dropped < picked):
-                chosen.append(rule)
-        return chosen
+                chosen.append(code)
+        rules = load_rules(chosen)
+        return [rules[code] for code in chosen]
 
     def severity(self, rule: Rule, default: Severity) -> Severity:
         if rule.code in PARSE_ERRORS:
@@ -72,9 +81,9 @@ class RuleSelection:
         return default
 
 
-def _best(rule: Rule, selectors: Iterable[str]) -> int | None:
+def _best(code: str, name: str, selectors: Iterable[str]) -> int | None:
     """How specific the most specific matching selector is (None: none matches)."""
-    scores = [_specificity(s) for s in selectors if matches(rule, s)]
+    scores = [_specificity(s) for s in selectors if _matches(code, name, s)]
     return max(scores) if scores else None
 
 

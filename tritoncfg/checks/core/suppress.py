@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import field
 from pathlib import Path
 
-from tritoncfg.checks.core.registry import RULES, Rule, emitted_rule
+from tritoncfg.checks.core.index import rule_index
+from tritoncfg.checks.core.registry import Rule, emitted_rule
 from tritoncfg.checks.parse.text_format import PARSE_ERRORS, PHASE
 from tritoncfg.diagnostics import Diagnostic, Severity
 from tritoncfg.record import record
@@ -116,7 +117,7 @@ def _problems(suppression: Suppression, report_unused: bool) -> Iterator[Diagnos
 
     codes = suppression.codes or ()
     for code in codes:
-        if code not in RULES:
+        if code not in rule_index():  # the index knows every code: no family is imported
             yield make(UNKNOWN, f"suppression names {code}, which is not a tritoncfg rule")
     if not report_unused:
         return
@@ -124,7 +125,7 @@ def _problems(suppression: Suppression, report_unused: bool) -> Iterator[Diagnos
         if not suppression.used:
             yield make(UNUSED, "this suppression comment suppresses nothing; remove it")
         return
-    unused = [c for c in codes if c in RULES and c not in suppression.used]
+    unused = [c for c in codes if c in rule_index() and c not in suppression.used]
     if unused:
         yield make(UNUSED, f"this suppression of {', '.join(unused)} suppresses nothing; remove it")
 
@@ -158,6 +159,7 @@ UNUSED = emitted_rule(
     dynamic_batching { }
     ```
     """,
+    module=__name__,
 )
 
 
@@ -189,4 +191,5 @@ UNKNOWN = emitted_rule(
     dynamic_batching { }
     ```
     """,
+    module=__name__,
 )

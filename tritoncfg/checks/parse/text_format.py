@@ -335,4 +335,5 @@ CHECKS_SKIPPED = emitted_rule(
     ## Fix
     Fix the parse errors and lint again.
     """,
+    module=__name__,
 )

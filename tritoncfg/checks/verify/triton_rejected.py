@@ -46,4 +46,5 @@ TRITON_REJECTED = emitted_rule(
     `tritoncfg verify` again. A model whose backend the verifying server lacks is not a TC000: it
     is reported as "backend not available on this server".
     """,
+    module=__name__,
 )
