@@ -188,7 +188,9 @@ def _lint(
     cache_dir: Path | None = None,
 ) -> LintResult:
     items = [paths] if isinstance(paths, str | Path) else list(paths)
-    job = LintJob(options, tuple(selection.active()), selection, filters, dict(overrides or {}))
+    job = LintJob(
+        options, tuple(selection.active_codes()), selection, filters, dict(overrides or {})
+    )
     inputs = [Path(os.path.abspath(item)) for item in items]
     cache = LintCache(cache_dir, job, inputs) if cache_dir is not None and not overrides else None
     replayed = cache.replay() if cache is not None else None

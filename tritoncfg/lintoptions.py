@@ -196,9 +196,11 @@ def _triton_version(value: str | None) -> str | None:
 def parse_rate_limit_resources(
     values: Sequence[str] | None,
 ) -> tuple[tuple[str, int, int | None], ...]:
+    if not values:
+        return ()  # not importing the rule family for nothing
     from tritoncfg.checks.warmup_and_runtime.rate_limit_resources import parse_rate_limit_resource
 
     try:
-        return tuple(parse_rate_limit_resource(value) for value in values or ())
+        return tuple(parse_rate_limit_resource(value) for value in values)
     except ValueError as exc:
         raise OptionError(f"--rate-limit-resource: {exc}") from None

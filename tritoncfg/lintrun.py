@@ -17,7 +17,7 @@ from dataclasses import field, replace
 
 from tritoncfg.checks.core.context import CheckContext, LintOptions
 from tritoncfg.checks.core.engine import check_model
-from tritoncfg.checks.core.index import rule_of
+from tritoncfg.checks.core.index import load_rules, rule_of
 from tritoncfg.checks.core.plan import RulePlan
 from tritoncfg.checks.core.registry import Rule
 from tritoncfg.checks.core.selection import PathFilters, RuleSelection
@@ -36,7 +36,7 @@ class LintJob:
     """What every model is linted with."""
 
     options: LintOptions
-    rules: tuple[Rule, ...]
+    codes: tuple[str, ...]  # the selected rules, in RULES order
     selection: RuleSelection
     filters: PathFilters
     overrides: Mapping[str, str] = field(default_factory=dict)
@@ -44,7 +44,14 @@ class LintJob:
     chosen: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "chosen", frozenset(r.code for r in self.rules))
+        object.__setattr__(self, "chosen", frozenset(self.codes))
+
+    @property
+    def rules(self) -> tuple[Rule, ...]:
+        """The selected rules, their families imported on first use: a run the cache replays
+        imports none."""
+        rules = load_rules(self.codes)
+        return tuple(rules[code] for code in self.codes)
 
     def finish(self, found: Sequence[Diagnostic]) -> list[Diagnostic]:
         """Only the selected rules' findings, outside ignored paths, with their severity."""
@@ -137,7 +144,7 @@ class Linter:
         self.ctx = CheckContext(self.workspace, job.options)
         self.plan = RulePlan(list(job.rules))
         self.job = job
-        self.report_unused = any(r.code == UNUSED.code for r in job.rules)
+        self.report_unused = UNUSED.code in job.chosen
 
     def outcome(self, model: LoadedModel, routed: Sequence[Diagnostic]) -> ModelOutcome:
         self.workspace.asked = set()

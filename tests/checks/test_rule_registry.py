@@ -8,6 +8,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from tritoncfg.checks.core.index import INDEX_FILE, rule_index
 from tritoncfg.checks.core.phase import Phase
 from tritoncfg.checks.core.plan import RulePlan
 from tritoncfg.checks.core.registry import _NAMES, ModelRule, RepositoryRule, Rule
+from tritoncfg.repository.reuse import SETTLE_NS
 from tritoncfg.schema import ModelConfig
 
 # RULES order as it was when the gates moved from module names to the declarations (issue 13).
@@ -315,7 +317,7 @@ def test_the_rule_index_is_current() -> None:
 _LINT_AND_LIST_FAMILIES = """
 import sys
 from tritoncfg.cli.main import main
-sys.argv = ["tritoncfg", "lint", "--no-cache", "--select", sys.argv[1], sys.argv[2]]
+sys.argv = ["tritoncfg", "lint", *sys.argv[1:]]
 try:
     main()
 except SystemExit:
@@ -334,7 +336,15 @@ def test_a_run_imports_only_the_families_it_selected(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     done = subprocess.run(
-        [sys.executable, "-c", _LINT_AND_LIST_FAMILIES, "TC2,TC011", str(config)],
+        [
+            sys.executable,
+            "-c",
+            _LINT_AND_LIST_FAMILIES,
+            "--no-cache",
+            "--select",
+            "TC2,TC011",
+            str(config),
+        ],
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -356,3 +366,32 @@ def test_a_run_imports_only_the_families_it_selected(tmp_path: Path) -> None:
             )
         )
     }
+
+
+def test_a_run_the_cache_replays_imports_no_family(tmp_path: Path) -> None:
+    config = tmp_path / "repo" / "m" / "config.pbtxt"
+    (config.parent / "1").mkdir(parents=True)
+    (config.parent / "1" / "model.py").write_text("", encoding="utf-8")
+    config.write_text('backend: "python"\nmax_batch_size: 8\n', encoding="utf-8")
+    # the cache trusts only stamps older than its settling time (SETTLE_NS: a change within it
+    # might not show in the stamps)
+    time.sleep(SETTLE_NS / 1e9 + 0.2)
+    (tmp_path / "work").mkdir()
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", _LINT_AND_LIST_FAMILIES, str(config)],
+            cwd=tmp_path / "work",
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for _ in range(2)
+    ]
+    assert (tmp_path / "work" / ".tritoncfg_cache").is_dir()
+    assert runs[0].split("\n")[:-2] == runs[1].split("\n")[:-2]  # the same report
+    first, replayed = (set(run.split("\n")[-2].split()) for run in runs)
+    assert "tritoncfg.checks.batching.dynamic_batching" in first
+    families = {
+        m for m in replayed if m.count(".") == 3 and m.split(".")[2] not in ("core", "common")
+    }
+    assert families == {"tritoncfg.checks.parse.text_format"}  # the always-on parse errors

@@ -58,8 +58,13 @@ class RuleSelection:
         return [*self.select, *self.extend_select, *self.ignore, *self.severity_overrides]
 
     def active(self) -> list[Rule]:
-        """The rules to run, in RULES order; only their families are imported. Like ruff, a more
-        specific selector beats a less specific one."""
+        """The rules to run, in RULES order; only their families are imported."""
+        rules = load_rules(self.active_codes())
+        return [rules[code] for code in self.active_codes()]
+
+    def active_codes(self) -> list[str]:
+        """The codes of the rules to run, in RULES order, from the index (no family is
+        imported). Like ruff, a more specific selector beats a less specific one."""
         chosen = []
         for code, (name, _) in rule_index().items():
             if code in ALWAYS_ON:
@@ -69,8 +74,7 @@ class RuleSelection:
             dropped = _best(code, name, self.ignore)
             if picked is not None and (dropped is None or dropped < picked):
                 chosen.append(code)
-        rules = load_rules(chosen)
-        return [rules[code] for code in chosen]
+        return chosen
 
     def severity(self, rule: Rule, default: Severity) -> Severity:
         if rule.code in PARSE_ERRORS:
