@@ -11,13 +11,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
 SCANNED = ("tritoncfg", "docs", "tests", "tools", "bench", "examples", "templates", "README.md")
-# Rewritten on the branch that regroups tritoncfg/checks/ (issue 13); the xfail below goes once it
-# lands.
-PENDING = ("tritoncfg/checks/", "docs/rules.md")
 SKIPPED_DIRS = {"__pycache__", ".pytest_cache", ".mypy_cache"}
 
 _NOTES = ("availability", "probe-design", "generators", "peers", "triton-validation-rules")
@@ -41,13 +36,12 @@ def text_files(root: Path) -> list[Path]:
     return found
 
 
-def offences(root: Path, *, pending: bool) -> list[str]:
-    """`path:line: text` for each forbidden reference; `pending` picks the PENDING part (True) or
-    everything else (False)."""
+def offences(root: Path) -> list[str]:
+    """`path:line: text` for each forbidden reference."""
     lines: list[str] = []
     for rel in text_files(root):
         posix = rel.as_posix()
-        if posix == "tests/test_citations.py" or posix.startswith(PENDING) != pending:
+        if posix == "tests/test_citations.py":
             continue
         try:
             text = (root / rel).read_text(encoding="utf-8")
@@ -75,26 +69,20 @@ def test_scanner_finds_each_kind_of_reference(tmp_path: Path) -> None:
     (tmp_path / "tritoncfg" / "checks" / "r.py").write_text("# TV031\n", encoding="utf-8")
     (tmp_path / "tritoncfg" / "blob.bin").write_bytes(b"\xff\xfe TV001")
 
-    assert offences(tmp_path, pending=False) == [
-        f"docs/a.md:{n}: {line}" for n, line in enumerate(bad, start=1)
+    assert offences(tmp_path) == [
+        "tritoncfg/checks/r.py:1: # TV031",
+        *(f"docs/a.md:{n}: {line}" for n, line in enumerate(bad, start=1)),
     ]
-    assert offences(tmp_path, pending=True) == ["tritoncfg/checks/r.py:1: # TV031"]
 
 
 def test_code_and_docs_cite_triton_sources() -> None:
     scanned = {p.as_posix() for p in text_files(ROOT)}
-    assert {"tritoncfg/complete/autofill.py", "docs/complete.md", "README.md"} <= scanned
-    found = offences(ROOT, pending=False)
-    assert not found, "cite Triton's source file and function instead:\n" + "\n".join(found)
-
-
-@pytest.mark.xfail(
-    strict=False,
-    reason="tritoncfg/checks/ and docs/rules.md are rewritten on the checks-regrouping branch "
-    "(issue 13); remove this mark when it lands",
-)
-def test_rules_cite_triton_sources() -> None:
-    scanned = {p.as_posix() for p in text_files(ROOT)}
-    assert "docs/rules.md" in scanned
-    found = offences(ROOT, pending=True)
+    assert {
+        "tritoncfg/complete/autofill.py",
+        "tritoncfg/checks/core/registry.py",
+        "docs/complete.md",
+        "docs/rules.md",
+        "README.md",
+    } <= scanned
+    found = offences(ROOT)
     assert not found, "cite Triton's source file and function instead:\n" + "\n".join(found)

@@ -16,9 +16,9 @@ from dataclasses import field
 from pathlib import Path
 
 from tritoncfg.checks import LintOptions
-from tritoncfg.checks.engine import check_repositories
-from tritoncfg.checks.registry import CheckContext
-from tritoncfg.checks.selection import PathFilters, RuleSelection
+from tritoncfg.checks.core.context import CheckContext
+from tritoncfg.checks.core.engine import check_repositories, sort_diagnostics
+from tritoncfg.checks.core.selection import PathFilters, RuleSelection
 from tritoncfg.cloud.url import is_cloud
 from tritoncfg.diagnostics import Diagnostic, Severity
 from tritoncfg.lintcache import LintCache
@@ -188,7 +188,9 @@ def _lint(
     cache_dir: Path | None = None,
 ) -> LintResult:
     items = [paths] if isinstance(paths, str | Path) else list(paths)
-    job = LintJob(options, tuple(selection.active()), selection, filters, dict(overrides or {}))
+    job = LintJob(
+        options, tuple(selection.active_codes()), selection, filters, dict(overrides or {})
+    )
     inputs = [Path(os.path.abspath(item)) for item in items]
     cache = LintCache(cache_dir, job, inputs) if cache_dir is not None and not overrides else None
     replayed = cache.replay() if cache is not None else None
@@ -213,10 +215,7 @@ def _lint(
     outcomes = [outcome if outcome is not None else next(fresh) for outcome in outcomes]
     done = [o for o in outcomes if o is not None]
     found = [*job.finish(unrouted), *(d for o in done for d in o.diagnostics)]
-    unique = {(d.code, d.path, d.span, d.message): d for d in found}
-    diagnostics = sorted(
-        unique.values(), key=lambda d: (d.sort_key[0], d.code == "TC009", d.sort_key)
-    )
+    diagnostics = sort_diagnostics(found)
     linted = [(s, o) for s, o in zip(selected, done, strict=True) if o.linted]
     sources = SourceTexts()
     for outcome in done:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tritoncfg.api import LintResult, lint, project
 from tritoncfg.checks import LintOptions
-from tritoncfg.checks.selection import PathFilters, RuleSelection
+from tritoncfg.checks.core.selection import PathFilters, RuleSelection
 from tritoncfg.diagnostics import Diagnostic
 from tritoncfg.lintoptions import LintOverrides
 from tritoncfg.record import record

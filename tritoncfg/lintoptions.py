@@ -19,7 +19,7 @@ from tritoncfg.settings import Settings
 
 if TYPE_CHECKING:
     from tritoncfg.checks import LintOptions
-    from tritoncfg.checks.selection import PathFilters, RuleSelection
+    from tritoncfg.checks.core.selection import PathFilters, RuleSelection
 
 
 class OptionError(ValueError):
@@ -66,7 +66,7 @@ def lint_setup(settings: Settings, overrides: LintOverrides | None = None) -> Li
     given = overrides or LintOverrides()
     options = _options(settings, given)
     selection = _selection(settings, given)
-    from tritoncfg.checks.selection import PathFilters, SelectorError, check_selectors
+    from tritoncfg.checks.core.selection import PathFilters, SelectorError, check_selectors
 
     filters = PathFilters(
         base=settings.base,
@@ -123,7 +123,7 @@ def _options(settings: Settings, given: LintOverrides) -> LintOptions:
 
 
 def _selection(settings: Settings, given: LintOverrides) -> RuleSelection:
-    from tritoncfg.checks.selection import RuleSelection
+    from tritoncfg.checks.core.selection import RuleSelection
 
     named = {*given.select, *given.extend_select}
     return RuleSelection(
@@ -196,9 +196,11 @@ def _triton_version(value: str | None) -> str | None:
 def parse_rate_limit_resources(
     values: Sequence[str] | None,
 ) -> tuple[tuple[str, int, int | None], ...]:
-    from tritoncfg.checks.rate_limit_resources import parse_rate_limit_resource
+    if not values:
+        return ()  # not importing the rule family for nothing
+    from tritoncfg.checks.warmup_and_runtime.rate_limit_resources import parse_rate_limit_resource
 
     try:
-        return tuple(parse_rate_limit_resource(value) for value in values or ())
+        return tuple(parse_rate_limit_resource(value) for value in values)
     except ValueError as exc:
         raise OptionError(f"--rate-limit-resource: {exc}") from None

@@ -15,11 +15,13 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import field, replace
 
-from tritoncfg.checks.engine import check_model
-from tritoncfg.checks.gates import RulePlan
-from tritoncfg.checks.registry import RULES, CheckContext, LintOptions, Rule
-from tritoncfg.checks.selection import PathFilters, RuleSelection
-from tritoncfg.checks.suppress import UNUSED, apply_suppressions
+from tritoncfg.checks.core.context import CheckContext, LintOptions
+from tritoncfg.checks.core.engine import check_model
+from tritoncfg.checks.core.index import load_rules, rule_of
+from tritoncfg.checks.core.plan import RulePlan
+from tritoncfg.checks.core.registry import Rule
+from tritoncfg.checks.core.selection import PathFilters, RuleSelection
+from tritoncfg.checks.core.suppress import UNUSED, apply_suppressions
 from tritoncfg.diagnostics import Diagnostic
 from tritoncfg.record import record
 from tritoncfg.repository import ModelDir, Repository
@@ -34,7 +36,7 @@ class LintJob:
     """What every model is linted with."""
 
     options: LintOptions
-    rules: tuple[Rule, ...]
+    codes: tuple[str, ...]  # the selected rules, in RULES order
     selection: RuleSelection
     filters: PathFilters
     overrides: Mapping[str, str] = field(default_factory=dict)
@@ -42,15 +44,24 @@ class LintJob:
     chosen: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "chosen", frozenset(r.code for r in self.rules))
+        object.__setattr__(self, "chosen", frozenset(self.codes))
+
+    @property
+    def rules(self) -> tuple[Rule, ...]:
+        """The selected rules, their families imported on first use: a run the cache replays
+        imports none."""
+        rules = load_rules(self.codes)
+        return tuple(rules[code] for code in self.codes)
 
     def finish(self, found: Sequence[Diagnostic]) -> list[Diagnostic]:
         """Only the selected rules' findings, outside ignored paths, with their severity."""
         chosen = self.chosen
         kept = []
         for d in found:
-            rule = RULES[d.code]
-            if d.code not in chosen or self.filters.ignored(rule, d.path):
+            if d.code not in chosen:
+                continue
+            rule = rule_of(d.code)
+            if self.filters.ignored(rule, d.path):
                 continue
             severity = self.selection.severity(rule, d.severity)
             if d.fix is not None and d.path.lower().endswith(".json"):
@@ -133,7 +144,7 @@ class Linter:
         self.ctx = CheckContext(self.workspace, job.options)
         self.plan = RulePlan(list(job.rules))
         self.job = job
-        self.report_unused = any(r.code == UNUSED for r in job.rules)
+        self.report_unused = UNUSED.code in job.chosen
 
     def outcome(self, model: LoadedModel, routed: Sequence[Diagnostic]) -> ModelOutcome:
         self.workspace.asked = set()

@@ -41,7 +41,7 @@ def _tc914(root: Path, **options: object) -> list[Diagnostic]:
     # TC801 etc. would read the (empty) model file: only the rule under test runs
     from tritoncfg.api import lint
     from tritoncfg.checks import LintOptions
-    from tritoncfg.checks.selection import RuleSelection
+    from tritoncfg.checks.core.selection import RuleSelection
 
     result = lint(root, LintOptions(**options), RuleSelection(select=("TC914",)))  # type: ignore[arg-type]
     return result.diagnostics
@@ -274,7 +274,7 @@ def _onnx_model(root: Path, name: str, gpus: str, size: int) -> None:
 def _tc916(root: Path, **options: object) -> list[Diagnostic]:
     from tritoncfg.api import lint
     from tritoncfg.checks import LintOptions
-    from tritoncfg.checks.selection import RuleSelection
+    from tritoncfg.checks.core.selection import RuleSelection
 
     selection = RuleSelection(select=("TC914", "TC916"))
     return lint(root, LintOptions(**options), selection).diagnostics  # type: ignore[arg-type]

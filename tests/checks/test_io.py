@@ -12,7 +12,8 @@ from corpus import TRITON_QA, parametrize_corpus, read_tsv, require_corpus
 from lintkit import found_at, lint_config, lint_repo, make_model, only
 
 from tritoncfg.checks import RULES, LintOptions
-from tritoncfg.checks.registry import CheckContext
+from tritoncfg.checks.core.context import CheckContext
+from tritoncfg.checks.core.registry import ModelRule
 from tritoncfg.diagnostics import Severity
 from tritoncfg.workspace import load
 
@@ -103,7 +104,9 @@ def test_phase_follows_the_mode(tmp_path: Path) -> None:
     workspace = load([tmp_path / "repo"])
     for mode, phase in (("strict", "VALIDATE_IO"), ("default", "MODEL_INIT")):
         ctx = CheckContext(workspace, LintOptions(triton_mode=mode))  # type: ignore[arg-type]
-        findings = list(RULES["TC303"].check(workspace.models[0], ctx))  # type: ignore[arg-type]
+        rule = RULES["TC303"]
+        assert isinstance(rule, ModelRule)
+        findings = list(rule.check(workspace.models[0], ctx))
         assert [f.phase for f in findings] == [phase]
 
 

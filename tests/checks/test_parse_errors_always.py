@@ -10,7 +10,7 @@ from clikit import run
 from lintkit import make_model
 
 from tritoncfg.api import lint
-from tritoncfg.checks.selection import PathFilters, RuleSelection
+from tritoncfg.checks.core.selection import PathFilters, RuleSelection
 from tritoncfg.diagnostics import Severity
 
 BROKEN = 'name: "m"\nbackend: "python"\nmax_batch_sise: 8\n'

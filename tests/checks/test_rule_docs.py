@@ -13,7 +13,7 @@ import pytest
 from lintkit import PARSE_ERRORS, lint_config
 
 from tritoncfg.checks import RULES
-from tritoncfg.checks.docs import SECTIONS, rule_doc
+from tritoncfg.checks.core.docs import SECTIONS, rule_doc
 from tritoncfg.diagnostics import Severity
 
 ALL = sorted(RULES)
@@ -58,7 +58,7 @@ def test_examples_exist() -> None:
 
 
 def test_docs_rules_md_is_up_to_date() -> None:
-    from tritoncfg.checks.docs import rules_markdown
+    from tritoncfg.checks.core.docs import rules_markdown
 
     path = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
     expected = rules_markdown([RULES[code] for code in ALL])

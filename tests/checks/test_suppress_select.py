@@ -8,7 +8,7 @@ import pytest
 from lintkit import make_model
 
 from tritoncfg.api import lint
-from tritoncfg.checks.selection import PathFilters, RuleSelection
+from tritoncfg.checks.core.selection import PathFilters, RuleSelection
 from tritoncfg.diagnostics import Severity
 
 BATCHING = 'name: "m"\nbackend: "python"\nmax_batch_size: 8{comment}\n'

@@ -157,7 +157,7 @@ def test_locate_reads_the_ir_triton_loads(tmp_path: Path) -> None:
     write_ir(root / "m" / "1" / "model.xml", [X, Port("v")], [Y])  # not the one Triton reads
     from tritoncfg.api import load
     from tritoncfg.checks import LintOptions
-    from tritoncfg.checks.registry import CheckContext
+    from tritoncfg.checks.core.context import CheckContext
 
     workspace = load(root)
     ctx = CheckContext(workspace, LintOptions())

@@ -74,7 +74,7 @@ def test_tool_records_the_first_release_of_each_name(tmp_path: Path) -> None:
 
 
 def test_committed_table_names_only_what_the_shipped_schema_has() -> None:
-    from tritoncfg.checks.target_release import PACKAGE
+    from tritoncfg.checks.parse.target_release import PACKAGE
     from tritoncfg.schema import model_config_pb2
 
     table = json.loads((ROOT / "tritoncfg" / "schema" / "releases.json").read_text())

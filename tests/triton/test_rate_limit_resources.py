@@ -11,7 +11,7 @@ from triton_cases import ECHO_MODEL
 
 from tritoncfg.api import lint
 from tritoncfg.checks import LintOptions
-from tritoncfg.checks.selection import RuleSelection
+from tritoncfg.checks.core.selection import RuleSelection
 from tritoncfg.triton.process import ServerOptions
 from tritoncfg.triton.rest import TritonHTTPError
 

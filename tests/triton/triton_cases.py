@@ -32,7 +32,7 @@ from corpus import REAL_WORLD, materialize_qa_case, qa_case_dir, qa_index, qa_se
 
 from tritoncfg.api import load
 from tritoncfg.checks import RULES
-from tritoncfg.checks.docs import rule_doc
+from tritoncfg.checks.core.docs import rule_doc
 from tritoncfg.complete import complete_core
 from tritoncfg.schema import DataType, ModelConfig
 from tritoncfg.text import parse

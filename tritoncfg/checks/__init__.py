@@ -1,65 +1,37 @@
-"""The rules, one module per family, in Triton's pipeline order.
+"""The rules, one subpackage per family, named for what Triton checks; `core/` runs them and
+`common/` holds the analyses several families share.
 
-TC0xx parse · TC1xx repository, versions, platform/backend, name · TC2xx dynamic batching ·
-TC3xx inputs/outputs · TC4xx instance groups · TC5xx ensembles · TC6xx sequence batching ·
-TC7xx warmup, rate limiter, response cache, metrics, parameters, misc · TC8xx model files ·
-TC9xx best practice.
+TC0xx parse · TC1xx repository (layout, platform, versions) and backends · TC2xx batching ·
+TC3xx io · TC4xx instance_groups · TC5xx ensembles · TC6xx sequence_batching ·
+TC7xx warmup_and_runtime (warmup, response cache, metrics, rate limiter, parameters) ·
+TC8xx model_formats · TC9xx practice · TC000 verify.
+
+Importing this package imports no family: `RULES` (every rule) and `run_checks` are loaded when
+first used, and a lint run loads only the families of the rules it selected
+(`core.index.load_rules`).
 """
 
 from __future__ import annotations
 
-# importing a family module registers its rules
-from tritoncfg.checks import (  # noqa: F401
-    alternative_configs,
-    backend,
-    backend_owned,
-    batching,
-    ensemble,
-    ensemble_deps,
-    ensemble_flow,
-    ensemble_xmodel,
-    gpu_memory,
-    instance_group,
-    instance_group_settings,
-    io,
-    io_batch,
-    io_features,
-    io_labels,
-    layout,
-    misc,
-    model_files,
-    model_onnx,
-    model_onnx_inputs,
-    model_onnx_shapes,
-    model_openvino,
-    model_tensorrt,
-    model_tensorrt_autofill,
-    model_tensorrt_bindings,
-    model_tensorrt_profiles,
-    parameters,
-    parameters_tensorrt,
-    parse,
-    platform,
-    practice,
-    python_backend,
-    rate_limit_resources,
-    sequence,
-    sequence_state,
-    sequence_state_data,
-    sequence_state_files,
-    sequence_values,
-    suppress,
-    target_release,
-    version_policy,
-    warmup,
-    warmup_data,
-    warmup_request,
-)
-from tritoncfg.checks.engine import run_checks
-from tritoncfg.checks.registry import RULES, Finding, LintOptions, Rule
+from typing import TYPE_CHECKING
 
-# isort: split
-# TC000, emitted by `verify`, stays last in RULES
-from tritoncfg.checks import triton_rejected  # noqa: F401
+from tritoncfg.checks.core.context import Finding, LintOptions
+from tritoncfg.checks.core.index import FAMILIES, load_rules
+from tritoncfg.checks.core.registry import Rule
 
-__all__ = ["RULES", "Finding", "LintOptions", "Rule", "run_checks"]
+if TYPE_CHECKING:
+    from tritoncfg.checks.core.engine import run_checks
+    from tritoncfg.checks.core.registry import RULES
+
+
+def __getattr__(name: str) -> object:
+    if name == "RULES":
+        return load_rules()
+    if name == "run_checks":
+        from tritoncfg.checks.core.engine import run_checks
+
+        return run_checks
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["FAMILIES", "RULES", "Finding", "LintOptions", "Rule", "load_rules", "run_checks"]

@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from tritoncfg.gen.target import Target
     from tritoncfg.lintoptions import LintOverrides, LintSetup
 
-MISSING_WARMUP_FILE = "TC705"  # the files a generator writes with the config are not there yet
 
 app = typer.Typer(
     name="gen",
@@ -91,12 +90,14 @@ def _finish(
     for note in notes:
         sys.stderr.write(f"note: {note}\n")
     found = lint_text(change, change.after)
+    from tritoncfg.checks.warmup_and_runtime.warmup import warmup_data_file_missing
+
+    # the files a generator writes with the config are not there yet
+    missing_file = warmup_data_file_missing.code
     findings = [
         f
         for f in found
-        if not (
-            f.code == MISSING_WARMUP_FILE and any(str(p) in f.message for p in change.extra_files)
-        )
+        if not (f.code == missing_file and any(str(p) in f.message for p in change.extra_files))
     ]
     if findings:
         sys.stderr.write(describe(findings) + "\n")
@@ -276,6 +277,7 @@ def instance_group_command(
     write: Write = False,
 ) -> None:
     """Write the model's instance_group list (replacing the one there)."""
+    from tritoncfg.checks.practice.gpu_memory import gpu_weights_exceed_memory
     from tritoncfg.gen import instance_group as gen
     from tritoncfg.gen.change import GenError
     from tritoncfg.lintoptions import LintOverrides
@@ -302,7 +304,7 @@ def instance_group_command(
         lambda notes: gen.generate(target, request, notes),
         write,
         setup,
-        refuse=frozenset({"TC914"}),
+        refuse=frozenset({gpu_weights_exceed_memory.code}),
     )
 
 

@@ -32,7 +32,7 @@ def _split(values: list[str] | None) -> tuple[str, ...]:
 
 
 def _severities(values: list[str] | None) -> dict[str, str]:
-    """`--severity-override TC901=error` (repeatable) → {"TC901": "error"}."""
+    """`--severity-override TC901=error` (repeatable) → {code: severity}, e.g. TC901: error."""
     pairs = {}
     for value in values or []:
         selector, _, severity = value.partition("=")

@@ -37,7 +37,7 @@ def run_key(job: LintJob) -> str:
     backend = job.options.backend_dir
     installed = sorted(os.listdir(backend)) if backend is not None and backend.is_dir() else []
     text = repr(
-        (FORMAT, __version__, job.options, sorted(r.code for r in job.rules), job.selection,
+        (FORMAT, __version__, job.options, sorted(job.codes), job.selection,
          job.filters)
     )  # fmt: skip
     return f"{text}{installed}"

@@ -15,8 +15,8 @@ from typing import Any
 from urllib.parse import quote
 
 from tritoncfg import __version__
-from tritoncfg.checks.docs import anchor, rule_doc
-from tritoncfg.checks.registry import Rule
+from tritoncfg.checks.core.docs import anchor, rule_doc
+from tritoncfg.checks.core.registry import Rule
 from tritoncfg.diagnostics import Diagnostic, Severity
 from tritoncfg.text.span import NO_LINE
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tritoncfg.checks import RULES
-from tritoncfg.checks.triton_rejected import CODE, NAME
+from tritoncfg.checks.verify.triton_rejected import TRITON_REJECTED
 from tritoncfg.diagnostics import Diagnostic, Severity, TritonVerdict
 from tritoncfg.record import record
 from tritoncfg.text.span import FILE_START
@@ -227,8 +227,8 @@ def _tc000(
         message += f" ({difference})"
     path = model.config_path if model.dir.config_exists else str(model.dir.path)
     return Diagnostic(
-        CODE,
-        NAME,
+        TRITON_REJECTED.code,
+        TRITON_REJECTED.name,
         Severity.ERROR,
         message,
         path,

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from tritoncfg.api import LintResult, lint, load
 from tritoncfg.checks import LintOptions
-from tritoncfg.checks.registry import TritonMode
+from tritoncfg.checks.core.context import TritonMode
+from tritoncfg.checks.core.engine import report_order
 from tritoncfg.diagnostics import Diagnostic
 from tritoncfg.record import record
 from tritoncfg.triton.load import DEFAULT_LOAD_TIMEOUT, LoadOutcome, load_model, unload_model
@@ -83,7 +84,7 @@ class VerifyReport:
     @property
     def diagnostics(self) -> list[Diagnostic]:
         found = [*self.lint.diagnostics, *(d for m in self.models for d in m.diagnostics)]
-        return sorted(found, key=lambda d: (d.sort_key[0], d.code == "TC009", d.sort_key))
+        return sorted(found, key=report_order)
 
     @property
     def rejected(self) -> list[ModelVerdict]:

@@ -1,0 +1,1 @@
+"""TC201-TC207: VALIDATE: max_batch_size and dynamic batching."""

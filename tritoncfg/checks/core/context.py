@@ -1,0 +1,163 @@
+"""What a check sees: the lint options, the context a run shares between rules (completions,
+model I/O, memoized facts, findings), and what a check reports (`Finding`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import field
+from pathlib import Path
+from typing import Literal, TypeVar
+
+from tritoncfg.checks.core.phase import Phase
+from tritoncfg.complete import Completion, complete_core
+from tritoncfg.diagnostics import Fix, Severity
+from tritoncfg.models import ModelIO, Unknowable
+from tritoncfg.record import record
+from tritoncfg.schema import ModelConfig
+from tritoncfg.text.span import FILE_START, Span
+from tritoncfg.workspace import LoadedModel, Workspace
+
+TritonMode = Literal["default", "strict"]
+ModelFiles = Literal["required", "optional"]
+_T = TypeVar("_T")
+
+
+@record(frozen=True)
+class LintOptions:
+    triton_mode: TritonMode = "default"  # "strict" = --disable-auto-complete-config
+    gpus: tuple[int, ...] | None = None  # visible GPUs on the target host; None = unknown
+    backend_dir: Path | None = None
+    config_name: str | None = None  # --model-config-name
+    rate_limit: bool | None = (
+        None  # --rate-limit=execution_count (True) or off (False); None = unknown
+    )
+    gpu_memory: int | None = None  # bytes of memory of one GPU of the target host; None = unknown
+    # --rate-limit-resource: (name, count, device or None for every device); () = not given
+    rate_limit_resources: tuple[tuple[str, int, int | None], ...] = ()
+    triton_version: str | None = None  # --triton-version: the target release; None = newest
+    # "optional": model files are fetched at deploy time, so their absence is not reported
+    model_files: ModelFiles = "required"
+    # backends and repository agents installed on the target host besides the standard ones
+    # ([tool.tritoncfg] backends / repo-agents)
+    backends: tuple[str, ...] = ()
+    repo_agents: tuple[str, ...] = ()
+
+
+@record(frozen=True)
+class Finding:
+    """What a check reports; the engine adds code, rule name, severity and model."""
+
+    message: str
+    span: Span = FILE_START
+    path: str | None = None  # defaults to the model's config file
+    triton_message: str | None = None
+    severity: Severity | None = None  # overrides the rule's (e.g. info when host facts are unknown)
+    phase: Phase | None = (
+        None  # overrides the rule's Triton phase (e.g. VALIDATE_IO in strict mode)
+    )
+    fix: Fix | None = None  # edits to the config file that resolve it (--fix)
+
+
+@record
+class CheckContext:
+    workspace: Workspace
+    options: LintOptions
+    _completions: dict[int, Completion] = field(default_factory=dict)
+    _model_ios: dict[int, ModelIO | Unknowable | None] = field(default_factory=dict)
+    _memo: dict[tuple[object, ...], object] = field(default_factory=dict)
+    _findings: dict[int, dict[str, list[Finding]]] = field(default_factory=dict)
+
+    def memo(self, key: tuple[object, ...], compute: Callable[[], _T]) -> _T:
+        """`compute()` once per lint run for `key`: for facts several rules or models share
+        (a repository-wide index, a step model's first error)."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]  # type: ignore[return-value]
+
+    def findings_of(self, model: LoadedModel) -> dict[str, list[Finding]]:
+        """The findings computed so far for a model, by rule code: the engine and the ensemble
+        checks, which need a step model's first error, share them (`RulePlan.run`)."""
+        computed = self._findings.get(id(model))
+        if computed is None:
+            computed = self._findings[id(model)] = {}
+        return computed
+
+    def completion(self, model: LoadedModel) -> Completion:
+        """The model's config after Triton's AUTOFILL and NORMALIZE (computed once per model)."""
+        key = id(model)
+        if key not in self._completions:
+            message = model.config.message if model.config is not None else None
+            self._completions[key] = complete_core(message, model.dir)
+        return self._completions[key]
+
+    def model_io(self, model: LoadedModel) -> ModelIO | Unknowable | None:
+        """What the model file Triton would load (highest selected version, the completed
+        config's backend) says about its inputs and outputs, read once per model; Unknowable when
+        it cannot be known here (and why), None when there is no model file to read."""
+        key = id(model)
+        if key not in self._model_ios:
+            from tritoncfg.models.locate import read_model_io  # readers import onnx lazily
+
+            self._model_ios[key] = read_model_io(model.dir, self.config(model))
+        return self._model_ios[key]
+
+    def config(self, model: LoadedModel) -> ModelConfig:
+        """Shorthand: the completed config."""
+        return self.completion(model).config
+
+    def io_config(self, model: LoadedModel) -> ModelConfig:
+        """The config whose inputs and outputs Triton's Model::Init validates: in default mode,
+        after the backend auto-completed it from the model file (I/O checks run after
+        the backend loaded); the core-completed config when there is no readable model file."""
+        if self.strict:
+            return self.config(model)
+        return self.memo(("io-config", id(model)), lambda: self._backend_completed(model))
+
+    def _backend_completed(self, model: LoadedModel) -> ModelConfig:
+        from tritoncfg.complete.full import complete_model
+        from tritoncfg.models.io import ModelIO
+
+        config = self.config(model)
+        described = self.model_io(model)
+        if not isinstance(described, ModelIO):
+            return config
+        gpus = self.options.gpus
+        if gpus is None and config.backend == "tensorrt":
+            gpus = (0,)  # a TensorRT engine runs only where there is a GPU
+        done = complete_model(
+            model,
+            model_io=described,
+            gpus=gpus,
+            peer=lambda name: self.workspace.peer(model, name),
+        )
+        # when the backend fails first, its own rules (TC8xx) say why
+        return done.config if done.ok else config
+
+    @property
+    def strict(self) -> bool:
+        return self.options.triton_mode == "strict"
+
+
+def at(model: LoadedModel, *path: str | int, value: bool = False) -> Span:
+    """The span of a field path in the model's config (its nearest written parent if not written).
+
+    `value=True` points at the value rather than the field name."""
+    if model.config is None:
+        return FILE_START
+    return model.config.span_of(path, value=value)
+
+
+def checkable(model: LoadedModel, options: LintOptions) -> bool:
+    """Whether Triton gets past PARSE for this model, so that the checks of its meaning apply.
+
+    A missing config is an empty one when auto-complete is on (model_config_utils.cc:
+    `GetNormalizedModelConfig`)."""
+    if model.dir.is_hidden or not model.dir.accessible:
+        return False  # reported by TC101 / TC103
+    if model.config is not None:
+        return model.config.ok
+    return (
+        not model.dir.config_exists
+        and model.read_error is None
+        and options.triton_mode == "default"
+    )

@@ -1,0 +1,163 @@
+"""The rule registry: a rule is metadata plus a pure check function that yields findings.
+
+A rule's docstring is its documentation (What it does / Why it matters / Example / Fix); the CLI,
+`tritoncfg rules`, `explain` and docs/rules.md all read it from here.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable
+from typing import TypeVar
+
+from tritoncfg.checks.core.context import CheckContext, Finding
+from tritoncfg.checks.core.gates import Gate
+from tritoncfg.checks.core.phase import Phase
+from tritoncfg.diagnostics import Severity
+from tritoncfg.record import record
+from tritoncfg.repository import Repository
+from tritoncfg.workspace import LoadedModel
+
+ModelCheck = Callable[[LoadedModel, CheckContext], Iterable[Finding]]
+RepositoryCheck = Callable[[Repository, CheckContext], Iterable[Finding]]
+
+
+@record(frozen=True)
+class Rule:
+    """A rule's metadata. A plain `Rule` is emitted by the engine or a command, never run: the
+    skipped-checks note, the suppression findings, `verify`'s verdict."""
+
+    code: str
+    name: str
+    severity: Severity
+    summary: str
+    phase: Phase  # the step of Triton's load pipeline that applies the same check
+    doc: str
+    # the config feature the rule needs (see gates.py), or None: a rule whose gate is shut for
+    # a config has nothing to find in it and is not called
+    gate: Gate | None
+    needs_valid_config: bool  # skipped (and said so) when the config did not parse
+    fixable: bool
+    # Triton's order within the phase, where it is not the registration order (the rate limiter
+    # registers an instance after its warmup data is made); decides which first error an
+    # ensemble reports for a step model
+    step: int
+    module: str  # the module that declares the rule (importing it registers the rule)
+
+
+@record(frozen=True)
+class ModelRule(Rule):
+    """A rule the engine runs on each model."""
+
+    check: ModelCheck
+
+
+@record(frozen=True)
+class RepositoryRule(Rule):
+    """A rule the engine runs once on each repository."""
+
+    check: RepositoryCheck
+
+
+RULES: dict[str, Rule] = {}
+
+
+_NAMES: set[str] = set()
+
+_R = TypeVar("_R", bound=Rule)
+
+
+def _register(rule: _R) -> _R:
+    if rule.code in RULES:
+        raise ValueError(f"duplicate rule code {rule.code}")
+    if rule.name in _NAMES:
+        raise ValueError(f"duplicate rule name {rule.name}")
+    RULES[rule.code] = rule
+    _NAMES.add(rule.name)
+    return rule
+
+
+def _doc(function: Callable[..., object]) -> str:
+    return inspect.cleandoc(function.__doc__ or "")
+
+
+def model_rule(
+    code: str,
+    name: str,
+    *,
+    severity: Severity,
+    summary: str,
+    phase: Phase,
+    gate: Gate | None = None,
+    needs_valid_config: bool = True,
+    fixable: bool = False,
+    step: int = 0,
+) -> Callable[[ModelCheck], ModelRule]:
+    """Declares the decorated check as a model rule; the name is bound to the `ModelRule`."""
+
+    def decorate(check: ModelCheck) -> ModelRule:
+        return _register(
+            ModelRule(
+                code=code,
+                name=name,
+                severity=severity,
+                summary=summary,
+                phase=phase,
+                doc=_doc(check),
+                gate=gate,
+                needs_valid_config=needs_valid_config,
+                fixable=fixable,
+                step=step,
+                module=check.__module__,
+                check=check,
+            )
+        )
+
+    return decorate
+
+
+def repository_rule(
+    code: str, name: str, *, severity: Severity, summary: str, phase: Phase
+) -> Callable[[RepositoryCheck], RepositoryRule]:
+    """Declares the decorated check as a repository rule; the name is bound to the rule."""
+
+    def decorate(check: RepositoryCheck) -> RepositoryRule:
+        return _register(
+            RepositoryRule(
+                code=code,
+                name=name,
+                severity=severity,
+                summary=summary,
+                phase=phase,
+                doc=_doc(check),
+                gate=None,
+                needs_valid_config=False,
+                fixable=False,
+                step=0,
+                module=check.__module__,
+                check=check,
+            )
+        )
+
+    return decorate
+
+
+def emitted_rule(
+    code: str, name: str, *, severity: Severity, summary: str, phase: Phase, doc: str, module: str
+) -> Rule:
+    """Declares a rule that no check finds: the engine or a command emits its diagnostics."""
+    return _register(
+        Rule(
+            code=code,
+            name=name,
+            severity=severity,
+            summary=summary,
+            phase=phase,
+            doc=inspect.cleandoc(doc),
+            gate=None,
+            needs_valid_config=False,
+            fixable=False,
+            step=0,
+            module=module,
+        )
+    )

@@ -1,0 +1,152 @@
+"""Which rules run: `--select` / `--extend-select` / `--ignore` by code, prefix or name (like ruff)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from tritoncfg.checks.core.index import load_rules, rule_index
+from tritoncfg.checks.core.registry import Rule
+from tritoncfg.checks.parse.text_format import CHECKS_SKIPPED, PARSE_ERRORS
+from tritoncfg.diagnostics import Severity
+from tritoncfg.record import record
+
+ALL = "ALL"
+# The engine's own note and the parse errors: selection cannot hide a config Triton cannot read,
+# nor why the other checks did not run.
+ALWAYS_ON = frozenset({CHECKS_SKIPPED.code, *PARSE_ERRORS})
+
+
+class SelectorError(ValueError):
+    """A selector that matches no rule."""
+
+
+def matches(rule: Rule, selector: str) -> bool:
+    """`TC203` (code), `TC2` (prefix), `preferred-batch-size-exceeds-max` (name), or `ALL`."""
+    return _matches(rule.code, rule.name, selector)
+
+
+def _matches(code: str, name: str, selector: str) -> bool:
+    return selector == ALL or code.startswith(selector) or name == selector
+
+
+def check_selectors(selectors: Iterable[str]) -> None:
+    """Raise for a selector that names no rule (asks the index: imports no family)."""
+    from tritoncfg.schema.lookup import suggest
+
+    index = rule_index()
+    for selector in selectors:
+        if not any(_matches(code, name, selector) for code, (name, _) in index.items()):
+            hint = suggest(selector, [*index, *(name for name, _ in index.values())])
+            raise SelectorError(
+                f"unknown rule selector {selector!r}"
+                + (f'; did you mean "{hint}"?' if hint else "")
+            )
+
+
+@record(frozen=True)
+class RuleSelection:
+    select: tuple[str, ...] = (ALL,)
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    severity_overrides: Mapping[str, Severity] = field(default_factory=dict)
+
+    def selectors(self) -> list[str]:
+        return [*self.select, *self.extend_select, *self.ignore, *self.severity_overrides]
+
+    def active(self) -> list[Rule]:
+        """The rules to run, in RULES order; only their families are imported."""
+        rules = load_rules(self.active_codes())
+        return [rules[code] for code in self.active_codes()]
+
+    def active_codes(self) -> list[str]:
+        """The codes of the rules to run, in RULES order, from the index (no family is
+        imported). Like ruff, a more specific selector beats a less specific one."""
+        chosen = []
+        for code, (name, _) in rule_index().items():
+            if code in ALWAYS_ON:
+                chosen.append(code)
+                continue
+            picked = _best(code, name, [*self.select, *self.extend_select])
+            dropped = _best(code, name, self.ignore)
+            if picked is not None and (dropped is None or dropped < picked):
+                chosen.append(code)
+        return chosen
+
+    def severity(self, rule: Rule, default: Severity) -> Severity:
+        if rule.code in PARSE_ERRORS:
+            return default  # always an error
+        for selector, severity in self.severity_overrides.items():
+            if matches(rule, selector):
+                return severity
+        return default
+
+
+def _best(code: str, name: str, selectors: Iterable[str]) -> int | None:
+    """How specific the most specific matching selector is (None: none matches)."""
+    scores = [_specificity(s) for s in selectors if _matches(code, name, s)]
+    return max(scores) if scores else None
+
+
+def _specificity(selector: str) -> int:
+    if selector == ALL:
+        return 0
+    if selector.startswith("TC"):
+        return len(selector)  # TC < TC2 < TC20 < TC203
+    return 10  # a rule name is as specific as a full code
+
+
+@cache
+def _spec(patterns: tuple[str, ...]) -> Any:
+    """Gitignore-style patterns, as ruff and yamllint read them: `models/x/`, `models/x/*`,
+    `**/x/*` and `x` all cover `models/x`. pathspec costs ~20 ms to import, so only a
+    configuration that has patterns imports it."""
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(patterns)
+
+
+@record(frozen=True)
+class PathFilters:
+    """`exclude` and `per-path-ignores` patterns (gitignore-style), relative to `base` (the
+    configuration's folder)."""
+
+    base: Path | None = None
+    exclude: tuple[str, ...] = ()
+    per_path_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def _relative(self, path: Path | str) -> str:
+        target = Path(path).resolve()
+        base = (self.base or Path.cwd()).resolve()
+        return (
+            target.relative_to(base).as_posix()
+            if target.is_relative_to(base)
+            else target.as_posix()
+        )
+
+    def excluded(self, model_dir: Path | str) -> bool:
+        """Whether a model directory is excluded: a pattern matches the directory itself or the
+        files in it (`models/x/*` excludes `models/x`, as it would leave git nothing of it)."""
+        if not self.exclude:
+            return False
+        return _covers(_spec(self.exclude), self._relative(model_dir), directory=True)
+
+    def ignored(self, rule: Rule, path: Path | str) -> bool:
+        if not self.per_path_ignores or rule.code in PARSE_ERRORS:
+            return False
+        rel = self._relative(path)
+        directory = Path(path).is_dir()  # TC104/TC105 are about a model directory
+        return any(
+            any(matches(rule, s) for s in selectors)
+            and _covers(_spec((pattern,)), rel, directory=directory)
+            for pattern, selectors in self.per_path_ignores.items()
+        )
+
+
+def _covers(spec: Any, rel: str, *, directory: bool) -> bool:
+    if not directory:
+        return bool(spec.match_file(rel))
+    return bool(spec.match_file(rel + "/") or spec.match_file(rel + "/config.pbtxt"))

@@ -1,0 +1,1 @@
+"""TC401-TC408: BACKEND_CREATE: instance groups."""

@@ -1,0 +1,1 @@
+"""TC000: what a real Triton said when `tritoncfg verify` loaded the model."""
