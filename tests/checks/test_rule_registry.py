@@ -213,6 +213,7 @@ ORDER = [
     "TC707",
     "TC708",
     "TC710",
+    "TC715",
     "TC000",
 ]
 
@@ -220,7 +221,7 @@ ORDER = [
 GATED = {
     gates.sequence_batching: "TC601-TC633",
     gates.ensemble: "TC501-TC537",
-    gates.warmup: "TC701-TC710",
+    gates.warmup: "TC701-TC710 TC715",
     gates.batch_io: "TC320-TC325",
     gates.labels: "TC330-TC332",
     gates.backend_owned: "TC340-TC341",

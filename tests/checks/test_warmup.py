@@ -343,3 +343,50 @@ def test_string_warmup_input_takes_the_whole_file(tmp_path: Path) -> None:
 def test_missing_warmup_file_is_tc705_not_tc709(tmp_path: Path) -> None:
     found = _with_file(tmp_path, 8, file="other.bin")
     assert findings(found, "TC705") and not findings(found, "TC709")
+
+
+# TC715 warmup-sequence-tensors-missing
+SEQUENCE = """sequence_batching {
+  control_input [ { name: "START" control [ { kind: CONTROL_SEQUENCE_START int32_false_true: [ 0, 1 ] } ] } ]
+  state [ { input_name: "INPUT_STATE" output_name: "OUTPUT_STATE" data_type: TYPE_FP32 dims: [ 2 ] } ]
+}
+"""
+START = '{ key: "START" value { data_type: TYPE_INT32 dims: [ 1 ] zero_data: true } }'
+STATE = '{ key: "INPUT_STATE" value { data_type: TYPE_FP32 dims: [ 2 ] zero_data: true } }'
+
+
+def sequence_warmup(backend: str, *extra: str) -> str:
+    inputs = ", ".join(
+        ['{ key: "X" value { data_type: TYPE_FP32 dims: [ 4 ] zero_data: true } }', *extra]
+    )
+    return warmup(f'  name: "w"\n  batch_size: 1\n  inputs [ {inputs} ]', extra=SEQUENCE).replace(
+        'backend: "python"', f'backend: "{backend}"'
+    )
+
+
+def test_a_sequence_warmup_without_its_tensors_fails_a_graph_backend(tmp_path: Path) -> None:
+    found = lint_config(tmp_path, sequence_warmup("onnxruntime"))
+    d = one(found, "TC715")
+    assert d.severity is Severity.ERROR
+    assert str(d.span).startswith("9:")  # the sample (line 9: `model_warmup [ {`)
+    assert "'START' (control)" in d.message and "'INPUT_STATE' (implicit state)" in d.message
+    assert "load" in d.message
+
+
+def test_a_python_model_gets_a_warning(tmp_path: Path) -> None:
+    d = one(lint_config(tmp_path, sequence_warmup("python", START), files=MODEL_PY), "TC715")
+    assert d.severity is Severity.WARNING
+    assert "'INPUT_STATE'" in d.message and "'START'" not in d.message
+
+
+def test_a_sample_that_gives_every_sequence_tensor_passes(tmp_path: Path) -> None:
+    found = lint_config(tmp_path, sequence_warmup("python", START, STATE), files=MODEL_PY)
+    assert any(d.code == "TC715" for d in lint_config(tmp_path / "b", sequence_warmup("python")))
+    assert not findings(found, "TC715")
+    assert not [d for d in found if d.severity is Severity.ERROR], found
+
+
+def test_a_model_without_sequence_batching_is_not_asked_for_tensors(tmp_path: Path) -> None:
+    found = lint_config(tmp_path, warmup(SAMPLE_OK), files=MODEL_PY)
+    assert found is not None and not findings(found, "TC715")
+    assert one(lint_config(tmp_path / "b", sequence_warmup("onnxruntime")), "TC715")

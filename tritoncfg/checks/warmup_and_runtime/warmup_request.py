@@ -1,4 +1,4 @@
-"""TC706-TC708, TC710: INSTANCE. Each warmup request is normalized like a client request
+"""TC706-TC708, TC710, TC715: INSTANCE. Each warmup request is normalized like a client request
 (`InferenceRequest::Normalize`): its inputs must match the config inputs in number, data type and
 shape; the backends take at most max_batch_size of a sample's requests in one batch (TC710).
 Helpers and the sample checks are in `warmup.py`."""
@@ -22,7 +22,7 @@ from tritoncfg.checks.warmup_and_runtime.warmup import (
     warmup_inputs,
 )
 from tritoncfg.diagnostics import Severity
-from tritoncfg.schema import DataType, ModelInput
+from tritoncfg.schema import DataType, ModelConfig, ModelInput
 from tritoncfg.workspace import LoadedModel
 
 NO_BATCH_DIM_NOTE = (
@@ -303,4 +303,92 @@ def warmup_batch_size_exceeds_max(model: LoadedModel, ctx: CheckContext) -> Iter
             at(model, "model_warmup", index, "batch_size", value=True),
             triton_message=f"failed to run warmup sample '{sample.name}': batch size "
             f"{sample.batch_size} for {quote}{instance}{quote}, max allowed is {limit}; ",
+        )
+
+
+# Backends that hand every declared model input to a framework runtime, which refuses a run
+# without one of its graph inputs; a Python model decides for itself.
+_GRAPH_INPUT_BACKENDS = frozenset({"onnxruntime", "tensorrt", "pytorch", "tensorflow", "openvino"})
+
+
+def _sequence_tensors(config: ModelConfig) -> list[tuple[str, str]]:
+    """(name, what it is) of each tensor the sequence batcher adds to a sequence's requests:
+    the control inputs and the implicit state inputs."""
+    batching = config.sequence_batching
+    return [(c.name, "control") for c in batching.control_input] + [
+        (s.input_name, "implicit state") for s in batching.state
+    ]
+
+
+@model_rule(
+    "TC715",
+    "warmup-sequence-tensors-missing",
+    severity=Severity.ERROR,
+    summary="A sequence model's warmup sample lacks the control or implicit state tensors.",
+    phase=PHASE,
+    gate=gates.warmup,
+)
+def warmup_sequence_tensors_missing(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    For a model with `sequence_batching`, reports a warmup sample that does not give every
+    `control_input` tensor (START, END, READY, CORRID) and every implicit state input
+    (`state[].input_name`) as one of its `inputs`.
+
+    ## Why it matters
+    Core sends warmup requests straight to each model instance (`backend_model_instance.cc:
+    WarmUp`), past the sequence batcher, which is what adds the control tensors to a sequence's
+    requests (`sequence_batch_scheduler.cc`), and implicit state is only loaded into requests of a
+    sequence. So the model sees a warmup request without them. The ONNX Runtime, TensorRT,
+    PyTorch, TensorFlow and OpenVINO backends feed the model's graph inputs, which these tensors
+    are, and a run without one fails; a failed warmup request fails the instance, so Triton does
+    not load the model (error). A Python model decides for itself (warning): it is called with
+    requests its `execute` may not expect. `tritoncfg gen warmup` writes these tensors.
+
+    ## Example
+    ```pbtxt
+    backend: "onnxruntime"
+    max_batch_size: 8
+    input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]
+    output [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]
+    sequence_batching { control_input [ { name: "START" control [ { kind: CONTROL_SEQUENCE_START fp32_false_true: [ 0, 1 ] } ] } ] }
+    model_warmup [ { name: "w" batch_size: 1 inputs { key: "x" value { data_type: TYPE_FP32 dims: [ 4 ] zero_data: true } } } ]
+    ```
+
+    ## Fix
+    ```pbtxt
+    backend: "onnxruntime"
+    max_batch_size: 8
+    input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]
+    output [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]
+    sequence_batching { control_input [ { name: "START" control [ { kind: CONTROL_SEQUENCE_START fp32_false_true: [ 0, 1 ] } ] } ] }
+    model_warmup [ { name: "w" batch_size: 1 inputs [ { key: "x" value { data_type: TYPE_FP32 dims: [ 4 ] zero_data: true } }, { key: "START" value { data_type: TYPE_FP32 dims: [ 1 ] zero_data: true } } ] } ]
+    ```
+    """
+    config = ctx.config(model)
+    if not config.HasField("sequence_batching") or not runs_warmup(config):
+        return
+    wanted = _sequence_tensors(config)
+    if not wanted:
+        return
+    graph = config.backend in _GRAPH_INPUT_BACKENDS and config.runtime != "model.py"
+    for index, sample in enumerate(config.model_warmup):
+        if sample.batch_size == 0:
+            continue  # skipped by Triton (TC701)
+        missing = [(name, kind) for name, kind in wanted if name not in sample.inputs]
+        if not missing:
+            continue
+        listed = ", ".join(f"'{name}' ({kind})" for name, kind in missing)
+        effect = (
+            "the backend runs the model without these graph inputs, the warmup fails and so "
+            "does the model's load"
+            if graph
+            else "the model's execute() is called without them"
+        )
+        yield Finding(
+            f"warmup sample '{sample.name}' lacks the sequence tensor(s) {listed}: warmup "
+            f"requests bypass the sequence batcher, so nothing adds them and {effect}; give "
+            "each as a warmup input with dims [ 1 ] (`tritoncfg gen warmup` writes them)",
+            at(model, "model_warmup", index),
+            severity=None if graph else Severity.WARNING,
         )
