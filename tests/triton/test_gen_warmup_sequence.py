@@ -1,7 +1,11 @@
 """`gen warmup` on a sequence model, against a real Triton: warmup requests go straight to the
-model instance, so the sequence batcher adds no control tensors to them. A sample without them
-reaches the model without them (here, the model refuses it and the load fails); the samples gen
-writes give them, and the model loads."""
+model instance, so the sequence batcher adds no control tensors to them. The model below records
+the START tensor of each request it executes (None when the request has none): a sample without
+the controls reaches it without START (what TC715 reports); the samples gen writes give START.
+
+The model records rather than fails such a request: Triton 2.51 now and then hangs, then dies,
+unloading a python model whose warmup failed (seen in CI), which is Triton's problem, not the
+behaviour under test."""
 
 from __future__ import annotations
 
@@ -12,10 +16,13 @@ from clikit import run
 from conftest import TritonEnv
 from lintkit import make_model
 
-# fails a request that lacks the START control tensor, or whose START is not `wanted`
-NEEDS_START = """\
-import numpy as np
+# appends the START tensor of each request (or null) to the file RECORD names, one JSON line each
+RECORDS_START = """\
+import json
+
 import triton_python_backend_utils as pb_utils
+
+RECORD = {record!r}
 
 
 class TritonPythonModel:
@@ -23,10 +30,9 @@ class TritonPythonModel:
         responses = []
         for request in requests:
             start = pb_utils.get_input_tensor_by_name(request, "START")
-            if start is None:
-                error = pb_utils.TritonError("no START control tensor in the request")
-                responses.append(pb_utils.InferenceResponse([], error=error))
-                continue
+            with open(RECORD, "a") as handle:
+                seen = None if start is None else start.as_numpy().tolist()
+                handle.write(json.dumps(seen) + "\\n")
             x = pb_utils.get_input_tensor_by_name(request, "X").as_numpy()
             responses.append(pb_utils.InferenceResponse([pb_utils.Tensor("Y", x)]))
         return responses
@@ -58,15 +64,23 @@ def _state(triton_env: TritonEnv, cwd: Path) -> dict[str, object]:
     return dict(model)
 
 
+def _seen(record: Path) -> list[object]:
+    """The START tensor of each request the model executed, in order."""
+    assert record.is_file(), "the model executed no request"
+    return [json.loads(line) for line in record.read_text().splitlines()]
+
+
 def test_a_sample_without_control_tensors_reaches_the_model_without_them(
     triton_env: TritonEnv, tmp_path: Path
 ) -> None:
-    make_model(
-        tmp_path / "repo", "seq", CONFIG + WITHOUT_CONTROLS, files={"1/model.py": NEEDS_START}
-    )
+    record = tmp_path / "seen.jsonl"
+    model_py = RECORDS_START.format(record=str(record))
+    make_model(tmp_path / "repo", "seq", CONFIG + WITHOUT_CONTROLS, files={"1/model.py": model_py})
     model = _state(triton_env, tmp_path)
-    assert model["triton_state"] == "REJECTED", model
-    assert "no START control tensor in the request" in json.dumps(model["triton_errors"])
+    assert model["triton_state"] == "READY", model
+    assert _seen(record) == [None]  # the warmup request, without START
+    linted = run("lint", str(tmp_path / "repo"))  # what lint says of it: TC715, a warning here
+    assert "TC715" in linted.stdout and "'START' (control)" in linted.stdout, linted.stdout
 
 
 def test_the_samples_gen_writes_give_the_control_tensors_and_the_model_loads(
@@ -74,9 +88,13 @@ def test_the_samples_gen_writes_give_the_control_tensors_and_the_model_loads(
 ) -> None:
     for extra in ((), ("--data-dir",)):
         repo = tmp_path / "".join(extra or ("zero",)) / "repo"
-        model = make_model(repo, "seq", CONFIG, files={"1/model.py": NEEDS_START})
+        record = repo.parent / "seen.jsonl"
+        model_py = RECORDS_START.format(record=str(record))
+        model = make_model(repo, "seq", CONFIG, files={"1/model.py": model_py})
         written = run("gen", "warmup", str(model), *extra, "--write")
         assert written.returncode == 0, written.stderr
         assert '"START"' in (model / "config.pbtxt").read_text()
         state = _state(triton_env, repo.parent)
         assert state["triton_state"] == "READY", state
+        seen = _seen(record)
+        assert seen and None not in seen, seen  # every warmup request gave START
