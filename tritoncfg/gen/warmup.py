@@ -30,9 +30,9 @@ from dataclasses import field
 
 from tritoncfg.gen.change import Change, GenError, GenUsageError, set_fields
 from tritoncfg.gen.target import Target, completed_config
-from tritoncfg.probe.implicit import control_tensors
 from tritoncfg.record import record
 from tritoncfg.schema import DataType, ModelConfig, ModelInput, ModelSequenceBatching, ModelWarmup
+from tritoncfg.schema.implicit import control_tensors
 
 WARMUP_DIR = "warmup"
 # struct formats (little-endian) of the numeric types; BF16 is written from FP32's high half

@@ -123,8 +123,8 @@ def _run_points(
     flow: Flow,
     reference: Runner | None = None,
 ) -> None:
-    from tritoncfg.probe.implicit import input_types
     from tritoncfg.probe.inputs import InputError, load_data, point_inputs
+    from tritoncfg.schema.implicit import input_types
 
     types = input_types(step.config)
     data = load_data(settings.data_dir, step.model)

@@ -21,9 +21,9 @@ from typing import Any
 
 from tritoncfg.models.io import ModelIO, Profile, TensorInfo
 from tritoncfg.probe.contract import TestPoint
-from tritoncfg.probe.implicit import implicit_inputs
 from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig, ModelInput
+from tritoncfg.schema.implicit import implicit_inputs
 
 # min/opt/max for a variable dim nothing else sizes (documented in docs/probe.md)
 DEFAULT_RANGE = (1, 16, 64)

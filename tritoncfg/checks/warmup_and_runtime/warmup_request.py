@@ -23,6 +23,7 @@ from tritoncfg.checks.warmup_and_runtime.warmup import (
 )
 from tritoncfg.diagnostics import Severity
 from tritoncfg.schema import DataType, ModelConfig, ModelInput
+from tritoncfg.schema.implicit import control_tensors, implicit_inputs
 from tritoncfg.workspace import LoadedModel
 
 NO_BATCH_DIM_NOTE = (
@@ -314,9 +315,10 @@ _GRAPH_INPUT_BACKENDS = frozenset({"onnxruntime", "tensorrt", "pytorch", "tensor
 def _sequence_tensors(config: ModelConfig) -> list[tuple[str, str]]:
     """(name, what it is) of each tensor the sequence batcher adds to a sequence's requests:
     the control inputs and the implicit state inputs."""
-    batching = config.sequence_batching
-    return [(c.name, "control") for c in batching.control_input] + [
-        (s.input_name, "implicit state") for s in batching.state
+    controls = {name for name, _, _ in control_tensors(config)}
+    return [
+        (name, "control" if name in controls else "implicit state")
+        for name, _, _ in implicit_inputs(config)
     ]
 
 

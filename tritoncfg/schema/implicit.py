@@ -2,7 +2,8 @@
 control tensors (`sequence_batching.control_input`) and implicit state
 (`sequence_batching.state`). The model file expects them, so probe feeds them too, at Triton's
 shapes: `[1]` per request (with the batch dimension in front when the model batches); a state's
-variable dims at 1.
+variable dims at 1. `gen warmup` writes them into warmup samples and lint (TC715) asks for them
+there, since warmup requests bypass the sequence batcher.
 """
 
 from __future__ import annotations
