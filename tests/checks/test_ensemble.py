@@ -4,6 +4,10 @@ plus python-backend step models under tmp_path."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -685,3 +689,46 @@ def test_triton_qa_ensemble_case(tmp_path: Path, row: dict[str, str]) -> None:
 def test_qa_ensemble_cases_found() -> None:
     require_corpus(TRITON_QA)
     assert len(QA_CASES) >= 35
+
+
+def test_findings_do_not_depend_on_map_iteration_order(tmp_path: Path) -> None:
+    # A protobuf map iterates in an order that changes from one process to the next (with
+    # PYTHONHASHSEED here); the join step has two outputs, and which one TC536 points at once
+    # depended on it. The first output_map entry as written is the one reported, in every process.
+    decoupled_repo(tmp_path)
+    add_step(
+        tmp_path,
+        "join",
+        inputs='input [ { name: "X" data_type: TYPE_FP32 dims: [ 16 ] }, { name: "Y" data_type: TYPE_FP32 dims: [ 16 ] } ]',
+        outputs='output [ { name: "P" data_type: TYPE_FP32 dims: [ 16 ] }, { name: "Q" data_type: TYPE_FP32 dims: [ 16 ] } ]',
+    )
+    add_step(
+        tmp_path,
+        "merge",
+        inputs='input [ { name: "X" data_type: TYPE_FP32 dims: [ 16 ] }, { name: "Y" data_type: TYPE_FP32 dims: [ 16 ] } ]',
+    )
+    steps = ",\n".join(
+        [
+            step("gen", {"IN": "RAW"}, {"OUT": "A"}),
+            step("gen", {"IN": "RAW"}, {"OUT": "B"}),
+            step("join", {"X": "A", "Y": "B"}, {"Q": "Q1", "P": "P1"}),
+            step("merge", {"X": "Q1", "Y": "P1"}, {"OUT": "RESULT"}),
+        ]
+    )
+    make_model(tmp_path, "pipeline", ensemble(steps))
+    reports = set()
+    for seed in range(6):
+        done = subprocess.run(
+            [sys.executable, "-m", "tritoncfg", "lint", "--no-cache", "-f", "json", str(tmp_path)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            check=False,
+        )
+        assert done.returncode == 1, done.stderr
+        reports.add(done.stdout)
+    assert len(reports) == 1
+    mixed = [d for d in json.loads(reports.pop())["diagnostics"] if d["code"] == "TC536"]
+    config = (tmp_path / "pipeline" / "config.pbtxt").read_text(encoding="utf-8")
+    line = config.splitlines()[mixed[0]["line"] - 1]
+    assert len(mixed) == 1 and line[mixed[0]["column"] - 1 :].startswith('"Q1"'), line

@@ -229,7 +229,8 @@ GATED = {
     gates.cache_metrics_rate_limiter: "TC711-TC714 TC731-TC732",
     gates.onnx: "TC801-TC812",
     gates.openvino: "TC870-TC874",
-    gates.tensorrt: "TC850-TC866",
+    gates.tensorrt: "TC407 TC850-TC866 TC906 TC911",
+    gates.dynamic_batching: "TC202-TC207 TC901-TC902 TC907 TC912",
 }
 
 

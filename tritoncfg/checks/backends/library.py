@@ -144,8 +144,11 @@ def backend_library_not_found(model: LoadedModel, ctx: CheckContext) -> Iterator
     backend: "onnxruntime"
     ```
     """
-    if ctx.config(model).runtime:
+    config = ctx.config(model)
+    if config.runtime:
         return
+    if ctx.options.backend_dir is None and config.backend in known_backends(ctx):
+        return  # assumed installed on the host: no search can find it missing
     for search in _searches(model, ctx):
         lib = library_name(search.backend)
         if search.in_model(lib):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tritoncfg.checks.core import gates
 from tritoncfg.checks.core.context import CheckContext, Finding, at
 from tritoncfg.checks.core.phase import Phase
 from tritoncfg.checks.core.registry import model_rule
@@ -76,6 +77,7 @@ def negative_max_batch_size(model: LoadedModel, ctx: CheckContext) -> Iterator[F
     severity=Severity.ERROR,
     summary="A dynamic_batching preferred_batch_size is 0 or negative.",
     phase=PHASE,
+    gate=gates.dynamic_batching,
 )
 def preferred_batch_size_not_positive(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -119,6 +121,7 @@ def preferred_batch_size_not_positive(model: LoadedModel, ctx: CheckContext) -> 
     summary="A dynamic_batching preferred_batch_size is above max_batch_size (any size when it is 0).",
     phase=PHASE,
     fixable=True,
+    gate=gates.dynamic_batching,
 )
 def preferred_batch_size_exceeds_max(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -196,6 +199,7 @@ def _drop_sizes_above(model: LoadedModel, mbs: int) -> Fix | None:
     severity=Severity.ERROR,
     summary="With priority_levels set, default_priority_level is 0 or above priority_levels.",
     phase=PHASE,
+    gate=gates.dynamic_batching,
 )
 def default_priority_level_out_of_range(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -257,6 +261,7 @@ def default_priority_level_out_of_range(model: LoadedModel, ctx: CheckContext) -
     severity=Severity.ERROR,
     summary="A priority_queue_policy key is 0 or above priority_levels.",
     phase=PHASE,
+    gate=gates.dynamic_batching,
 )
 def priority_queue_policy_level_out_of_range(
     model: LoadedModel, ctx: CheckContext
@@ -314,6 +319,7 @@ def priority_queue_policy_level_out_of_range(
     severity=Severity.ERROR,
     summary="preserve_ordering is true with more than one priority level.",
     phase=PHASE,
+    gate=gates.dynamic_batching,
 )
 def preserve_ordering_with_priority_levels(
     model: LoadedModel, ctx: CheckContext
@@ -369,6 +375,7 @@ def _delays(policy: ModelQueuePolicy) -> bool:
     severity=Severity.ERROR,
     summary="preserve_ordering is true and a queue policy delays timed-out requests.",
     phase=PHASE,
+    gate=gates.dynamic_batching,
 )
 def preserve_ordering_with_delay_policy(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

@@ -66,6 +66,8 @@ class CheckContext:
     _model_ios: dict[int, ModelIO | Unknowable | None] = field(default_factory=dict)
     _memo: dict[tuple[object, ...], object] = field(default_factory=dict)
     _findings: dict[int, dict[str, list[Finding]]] = field(default_factory=dict)
+    _last_model: LoadedModel | None = None
+    _last_completion: Completion | None = None
 
     def memo(self, key: tuple[object, ...], compute: Callable[[], _T]) -> _T:
         """`compute()` once per lint run for `key`: for facts several rules or models share
@@ -84,11 +86,15 @@ class CheckContext:
 
     def completion(self, model: LoadedModel) -> Completion:
         """The model's config after Triton's AUTOFILL and NORMALIZE (computed once per model)."""
+        if model is self._last_model:  # the rules of one model ask for it some 50 times in a row
+            return self._last_completion  # type: ignore[return-value]
         key = id(model)
-        if key not in self._completions:
+        completion = self._completions.get(key)
+        if completion is None:
             message = model.config.message if model.config is not None else None
-            self._completions[key] = complete_core(message, model.dir)
-        return self._completions[key]
+            completion = self._completions[key] = complete_core(message, model.dir)
+        self._last_model, self._last_completion = model, completion
+        return completion
 
     def model_io(self, model: LoadedModel) -> ModelIO | Unknowable | None:
         """What the model file Triton would load (highest selected version, the completed
@@ -103,6 +109,8 @@ class CheckContext:
 
     def config(self, model: LoadedModel) -> ModelConfig:
         """Shorthand: the completed config."""
+        if model is self._last_model:
+            return self._last_completion.config  # type: ignore[union-attr]
         return self.completion(model).config
 
     def io_config(self, model: LoadedModel) -> ModelConfig:

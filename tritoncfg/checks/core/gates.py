@@ -15,6 +15,10 @@ def sequence_batching(config: ModelConfig) -> bool:
     return config.HasField("sequence_batching")
 
 
+def dynamic_batching(config: ModelConfig) -> bool:
+    return config.HasField("dynamic_batching")
+
+
 def ensemble(config: ModelConfig) -> bool:
     return config.platform == "ensemble" or config.HasField("ensemble_scheduling")
 

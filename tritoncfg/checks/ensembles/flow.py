@@ -6,7 +6,7 @@ and what the ensemble inputs cannot reach is "not written" or "unused"."""
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import field
 
 from tritoncfg.checks.core import gates
@@ -37,6 +37,17 @@ def step_path(index: int) -> FieldPath:
 def map_path(index: int, which: str, key: str) -> FieldPath:
     """The entry `key` of a step's `input_map` or `output_map`."""
     return (*step_path(index), which, key)
+
+
+def map_items(
+    model: LoadedModel, index: int, which: str, entries: Mapping[str, str]
+) -> list[tuple[str, str]]:
+    """A step's `input_map` or `output_map` entries in the order the file writes them. A protobuf
+    map iterates in no fixed order (Triton's C++ loop over it neither), and which entry comes
+    first decides which one a finding points at ("already written by an earlier entry")."""
+    return sorted(
+        entries.items(), key=lambda item: (at(model, *map_path(index, which, item[0])), item[0])
+    )
 
 
 @record(eq=False)
@@ -73,14 +84,14 @@ class DataFlow:
         return None if last.name == tensor.name else last
 
 
-def data_flow(config: ModelConfig) -> DataFlow:
+def data_flow(model: LoadedModel, config: ModelConfig) -> DataFlow:
     """Build the graph from every step (Triton stops at the first bad step; tritoncfg goes on so
     that every problem is reported) and mark what the ensemble inputs reach."""
     tensors: dict[str, Tensor] = {}
     rewritten: list[tuple[int, str, str]] = []
     for i, step in enumerate(config.ensemble_scheduling.step):
         outputs: list[Tensor] = []
-        for key, value in step.output_map.items():
+        for key, value in map_items(model, i, "output_map", step.output_map):
             tensor = tensors.get(value)
             if tensor is None:
                 tensor = tensors[value] = Tensor(value, (*map_path(i, "output_map", key), "value"))
@@ -88,7 +99,7 @@ def data_flow(config: ModelConfig) -> DataFlow:
                 rewritten.append((i, key, value))
             tensor.written = True
             outputs.append(tensor)
-        for key, value in step.input_map.items():
+        for key, value in map_items(model, i, "input_map", step.input_map):
             source = tensors.setdefault(
                 value, Tensor(value, (*map_path(i, "input_map", key), "value"))
             )
@@ -117,7 +128,12 @@ def _flow(model: LoadedModel, ctx: CheckContext) -> DataFlow | None:
     steps = ctx.config(model).ensemble_scheduling.step
     if not steps or any(not s.input_map or not s.output_map for s in steps):
         return None
-    return data_flow(ctx.config(model))
+    return flow_of(model, ctx)
+
+
+def flow_of(model: LoadedModel, ctx: CheckContext) -> DataFlow:
+    """The completed config's data flow, built once per model: five rules read it."""
+    return ctx.memo(("ensemble-data-flow", id(model)), lambda: data_flow(model, ctx.config(model)))
 
 
 @model_rule(
@@ -162,7 +178,7 @@ def ensemble_tensor_written_twice(model: LoadedModel, ctx: CheckContext) -> Iter
     if not ensemble_scheduled(model, ctx):
         return
     name = ctx.completion(model).name
-    for step, key, tensor in data_flow(ctx.config(model)).rewritten:
+    for step, key, tensor in flow_of(model, ctx).rewritten:
         yield Finding(
             f"ensemble tensor '{tensor}' is already written by an earlier output_map entry; "
             "give each step output its own ensemble tensor name",

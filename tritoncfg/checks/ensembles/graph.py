@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tritoncfg.checks.common.tensor_size import dims_text
 from tritoncfg.checks.core.context import CheckContext, checkable
-from tritoncfg.checks.ensembles.flow import map_path, step_path
+from tritoncfg.checks.ensembles.flow import map_items, map_path, step_path
 from tritoncfg.diagnostics import Severity
 from tritoncfg.record import record
 from tritoncfg.schema import DataType, ModelConfig, ModelEnsembling, ModelInput, ModelOutput
@@ -202,10 +202,10 @@ class _Graph:
             self.outputs(i, step, config, fills)
             decoupled = self.decoupled(peer, config)
         sibling = Node(step.model_name, "", step_path(i))
-        for key, value in step.input_map.items():
+        for key, value in map_items(self.model, i, "input_map", step.input_map):
             role = f"input '{key}' of model '{step.model_name}' (step {i})"
             self.tensor(value, step.model_name, role, (*map_path(i, "input_map", key), "value"))
-        for key, value in step.output_map.items():
+        for key, value in map_items(self.model, i, "output_map", step.output_map):
             path = map_path(i, "output_map", key)
             role = f"output '{key}' of model '{step.model_name}' (step {i})"
             node = self.tensor(value, step.model_name, role, (*path, "value"))
@@ -216,7 +216,7 @@ class _Graph:
                     f"step {i} ('{step.model_name}')",
                 )
             node.decoupled = decoupled
-            for source in step.input_map.values():
+            for _, source in map_items(self.model, i, "input_map", step.input_map):
                 node.prev.append(self.tensors[source])
                 self.tensors[source].next.append(node)
 
@@ -261,7 +261,7 @@ class _Graph:
             return
         names = {t.name for t in config.input}
         m = step.model_name
-        for key, value in step.input_map.items():
+        for key, value in map_items(self.model, i, "input_map", step.input_map):
             if key not in names:
                 self.problem(
                     StepProblem.UNKNOWN_INPUT,
@@ -295,7 +295,7 @@ class _Graph:
             return
         m = step.model_name
         by_name = {t.name: t for t in reversed(config.output)}  # the first of a duplicated name
-        for key, value in step.output_map.items():
+        for key, value in map_items(self.model, i, "output_map", step.output_map):
             if key not in by_name:
                 self.problem(
                     StepProblem.UNKNOWN_OUTPUT,
@@ -306,7 +306,7 @@ class _Graph:
                     f"output {key} in model {m}",
                 )
         batching = config.max_batch_size > 0
-        for key, value in step.output_map.items():
+        for key, value in map_items(self.model, i, "output_map", step.output_map):
             t = by_name.get(key)
             if t is not None:
                 role = f"output '{key}' of model '{m}' (step {i})"

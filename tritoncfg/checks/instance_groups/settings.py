@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tritoncfg.checks.core import gates
 from tritoncfg.checks.core.context import CheckContext, Finding, at
 from tritoncfg.checks.core.phase import Phase
 from tritoncfg.checks.core.registry import model_rule
@@ -104,6 +105,7 @@ def _profile_problem(
     severity=Severity.ERROR,
     summary="A TensorRT instance group profile that is empty, not a number, or negative.",
     phase=PHASE,
+    gate=gates.tensorrt,
 )
 def invalid_tensorrt_profile(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

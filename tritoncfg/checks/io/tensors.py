@@ -254,8 +254,18 @@ def _all_shape_problems(
     return [
         (kind, io, problem)
         for kind, i, io in tensors(config)
+        if not _plainly_valid(io)
         for problem in _shape_problems(kind, i, io, config.max_batch_size)
     ]
+
+
+def _plainly_valid(io: Tensor) -> bool:
+    """A named, typed tensor with valid dims and no reshape: what most tensors are, and where
+    `_shape_problems` finds nothing (checked without building its messages)."""
+    if not io.name or not io.data_type or io.HasField("reshape"):
+        return False
+    dims = io.dims
+    return bool(dims) and all(dim > 0 or dim == WILDCARD for dim in dims)
 
 
 def shape_findings(

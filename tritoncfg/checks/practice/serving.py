@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tritoncfg.checks.core import gates
 from tritoncfg.checks.core.context import CheckContext, Finding, at
 from tritoncfg.checks.core.phase import Phase
 from tritoncfg.checks.core.registry import model_rule
@@ -30,6 +31,7 @@ def _written(model: LoadedModel) -> bool:
     severity=Severity.WARNING,
     summary="preferred_batch_size is set but max_queue_delay_microseconds is 0.",
     phase=PHASE,
+    gate=gates.dynamic_batching,
 )
 def preferred_batch_size_without_queue_delay(
     model: LoadedModel, ctx: CheckContext
@@ -79,6 +81,7 @@ def preferred_batch_size_without_queue_delay(
     summary="preferred_batch_size lists a size twice or out of order.",
     phase=PHASE,
     fixable=True,
+    gate=gates.dynamic_batching,
 )
 def preferred_batch_sizes_unsorted(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -228,6 +231,7 @@ def batch_dimension_in_dims(model: LoadedModel, ctx: CheckContext) -> Iterator[F
     severity=Severity.INFO,
     summary="A TensorRT model has no model_warmup, so the first requests pay for initialization.",
     phase=PHASE,
+    gate=gates.tensorrt,
 )
 def tensorrt_without_warmup(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -266,6 +270,7 @@ def tensorrt_without_warmup(model: LoadedModel, ctx: CheckContext) -> Iterator[F
     severity=Severity.WARNING,
     summary="preserve_ordering on a decoupled model has no effect on its responses.",
     phase=PHASE,
+    gate=gates.dynamic_batching,
 )
 def preserve_ordering_on_decoupled_model(
     model: LoadedModel, ctx: CheckContext
@@ -365,6 +370,7 @@ def _strings_of(value: Scalar | Block | ListValue) -> Iterator[Scalar]:
     severity=Severity.WARNING,
     summary="A TensorRT model asks for KIND_CPU instances.",
     phase=PHASE,
+    gate=gates.tensorrt,
 )
 def tensorrt_on_cpu_instances(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -404,6 +410,7 @@ def tensorrt_on_cpu_instances(model: LoadedModel, ctx: CheckContext) -> Iterator
     severity=Severity.WARNING,
     summary="A preferred batch size is larger than the queue can ever hold.",
     phase=PHASE,
+    gate=gates.dynamic_batching,
 )
 def preferred_batch_size_above_queue_size(
     model: LoadedModel, ctx: CheckContext
