@@ -273,3 +273,24 @@ def test_no_cache_is_written_inside_the_linted_repository(tmp_path: Path) -> Non
         assert len(again.relinted) == 14 and again.diagnostics == first.diagnostics
     assert not any(d.code == "TC101" for d in again.diagnostics)
     assert lint(root, cache_dir=_cache(tmp_path)).relinted and _cache(tmp_path).is_dir()
+
+
+def test_a_fact_shared_between_models_is_a_dependency_of_each(tmp_path: Path) -> None:
+    # TC731's repository-wide index of rate-limiter resources is built once, while the first
+    # model that needs it is linted; the second uses it too and must be linted again when a
+    # model the index read changes (it kept reporting a conflict that was gone).
+    root = tmp_path / "repo"
+    resource = 'instance_group [ {{ kind: KIND_CPU rate_limiter {{ resources [ {{ name: "R" {}count: 1 }} ] }} }} ]'
+    for name, kind in (("a", "global: true "), ("b", "")):
+        (root / name / "1").mkdir(parents=True)
+        (root / name / "1" / "model.py").write_text("# never executed\n")
+        (root / name / "config.pbtxt").write_text(f'backend: "python"\n{resource.format(kind)}\n')
+    first = lint(root, cache_dir=_cache(tmp_path))
+    assert sorted(d.model for d in first.diagnostics if d.code == "TC731") == ["a", "b"]
+    (root / "a" / "config.pbtxt").write_text(f'backend: "python"\n{resource.format("")}\n')
+
+    again = lint(root, cache_dir=_cache(tmp_path))
+
+    assert sorted(again.relinted) == ["a", "b"]
+    assert again.diagnostics == lint(root).diagnostics
+    assert not [d for d in again.diagnostics if d.code == "TC731"]

@@ -66,15 +66,36 @@ class CheckContext:
     _model_ios: dict[int, ModelIO | Unknowable | None] = field(default_factory=dict)
     _memo: dict[tuple[object, ...], object] = field(default_factory=dict)
     _findings: dict[int, dict[str, list[Finding]]] = field(default_factory=dict)
+    _memo_asked: dict[tuple[object, ...], frozenset[str]] = field(default_factory=dict)
+    _asked_for: dict[int, set[str]] = field(default_factory=dict)
     _last_model: LoadedModel | None = None
     _last_completion: Completion | None = None
 
     def memo(self, key: tuple[object, ...], compute: Callable[[], _T]) -> _T:
         """`compute()` once per lint run for `key`: for facts several rules or models share
-        (a repository-wide index, a step model's first error)."""
+        (a repository-wide index, a step model's first error). The peers `compute` asked for
+        count as asked by every model that uses the fact (the cache's dependencies)."""
         if key not in self._memo:
-            self._memo[key] = compute()
+            self._memo[key], asked = self.recorded(compute)
+            if asked:
+                self._memo_asked[key] = asked
+        else:
+            shared = self._memo_asked.get(key)
+            if shared:
+                self.workspace.asked |= shared
         return self._memo[key]  # type: ignore[return-value]
+
+    def recorded(self, compute: Callable[[], _T]) -> tuple[_T, frozenset[str]]:
+        """`compute()`, and the peers it asked the workspace for (asked by the caller too)."""
+        workspace = self.workspace
+        outer = workspace.asked
+        workspace.asked = set()
+        try:
+            value = compute()
+        finally:
+            inner, workspace.asked = workspace.asked, outer
+            outer |= inner
+        return value, frozenset(inner)
 
     def findings_of(self, model: LoadedModel) -> dict[str, list[Finding]]:
         """The findings computed so far for a model, by rule code: the engine and the ensemble
@@ -83,6 +104,11 @@ class CheckContext:
         if computed is None:
             computed = self._findings[id(model)] = {}
         return computed
+
+    def asked_for(self, model: LoadedModel) -> set[str]:
+        """The peers that `model`'s rules asked for while another model's checks ran them (an
+        ensemble's, for its step's first error): the model's own dependencies all the same."""
+        return self._asked_for.setdefault(id(model), set())
 
     def completion(self, model: LoadedModel) -> Completion:
         """The model's config after Triton's AUTOFILL and NORMALIZE (computed once per model)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from functools import partial
 
 from tritoncfg.checks.core.context import CheckContext, Finding, checkable
 from tritoncfg.checks.core.index import load_rules
@@ -61,6 +62,8 @@ class RulePlan:
         are computed once per model and shared through the context. A plain loop, not a
         generator: it runs some 70 rules per model, most of which find nothing."""
         computed = ctx.findings_of(model)  # what the ensemble checks already asked for
+        if computed:
+            ctx.workspace.asked |= ctx.asked_for(model)
         found = []
         for rule in self._applicable(model, ctx, skipped):
             findings = computed.get(rule.code)
@@ -79,9 +82,15 @@ class RulePlan:
         for rule in self._applicable(model, ctx, None):
             findings = computed.get(rule.code)
             if findings is None:
-                findings = computed[rule.code] = list(rule.check(model, ctx))
+                found, asked = ctx.recorded(partial(_check, rule, model, ctx))
+                findings = computed[rule.code] = found
+                ctx.asked_for(model).update(asked)
             for finding in findings:
                 yield rule, finding
+
+
+def _check(rule: ModelRule, model: LoadedModel, ctx: CheckContext) -> list[Finding]:
+    return list(rule.check(model, ctx))
 
 
 def plan_without(ctx: CheckContext, phases: frozenset[Phase]) -> RulePlan:

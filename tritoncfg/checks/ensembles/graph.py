@@ -202,7 +202,8 @@ class _Graph:
             self.outputs(i, step, config, fills)
             decoupled = self.decoupled(peer, config)
         sibling = Node(step.model_name, "", step_path(i))
-        for key, value in map_items(self.model, i, "input_map", step.input_map):
+        inputs = map_items(self.model, i, "input_map", step.input_map)
+        for key, value in inputs:
             role = f"input '{key}' of model '{step.model_name}' (step {i})"
             self.tensor(value, step.model_name, role, (*map_path(i, "input_map", key), "value"))
         for key, value in map_items(self.model, i, "output_map", step.output_map):
@@ -216,7 +217,7 @@ class _Graph:
                     f"step {i} ('{step.model_name}')",
                 )
             node.decoupled = decoupled
-            for _, source in map_items(self.model, i, "input_map", step.input_map):
+            for _, source in inputs:
                 node.prev.append(self.tensors[source])
                 self.tensors[source].next.append(node)
 

@@ -12,6 +12,7 @@ from tritoncfg.checks.core.phase import Phase
 from tritoncfg.checks.core.registry import model_rule
 from tritoncfg.checks.warmup_and_runtime.parameters import is_ensemble
 from tritoncfg.diagnostics import Severity
+from tritoncfg.repository import ModelDir, RepositoryError
 from tritoncfg.schema import ModelConfig
 from tritoncfg.workspace import LoadedModel
 
@@ -29,14 +30,32 @@ def _rate_limited_resources(config: ModelConfig) -> Iterator[tuple[int, int, str
 
 
 def _peers(model: LoadedModel, ctx: CheckContext) -> Iterator[LoadedModel]:
-    """Every model that may create instances (they share one rate limiter): its config parses and
-    it has a version to load. Linting a whole repository, that is every model of it; linting
-    files or model directories (pre-commit), the linted ones, so that one file stays fast."""
+    """Every model that may create instances with resources (they share one rate limiter): its
+    config parses, it has a version to load, and its text names `resources`. Linting a whole
+    repository, that is every model of it; linting files or model directories (pre-commit), the
+    linted ones, so that one file stays fast."""
     whole = model.repository.kind == "repository"
+    loaded = {m.dir.path for m in ctx.workspace.models}
     for other in model.repository.all_models if whole else model.repository.models:
+        if other.path not in loaded and not _may_name_resources(other, ctx):
+            ctx.workspace.asked.add(other.name)  # a dependency all the same (the cache's)
+            continue
         peer = ctx.workspace.peer(model, other.name)
         if peer is not None and peer.dir.versions and checkable(peer, ctx.options):
             yield peer
+
+
+def _may_name_resources(other: ModelDir, ctx: CheckContext) -> bool:
+    """Whether a model not parsed yet may declare rate-limiter resources, from its raw text: a
+    field is only ever set by writing its name (a JSON key may hide it behind a `\\u` escape).
+    Reading a file is some 20 times cheaper than parsing it, and the index would otherwise parse
+    every config of the repository in each process of a pool."""
+    override = ctx.workspace.overrides.get(str(other.config_path))
+    try:
+        text = override.encode() if override is not None else other.read_config_bytes()
+    except RepositoryError:
+        return True  # loading it reports why
+    return b"resources" in text or b"\\u" in text
 
 
 def _resource_index(
