@@ -9,6 +9,9 @@ from scalekit import config, dependents, model_name, write_repository
 
 from tritoncfg.api import lint
 from tritoncfg.checks import LintOptions
+from tritoncfg.checks.core.selection import PathFilters, RuleSelection
+from tritoncfg.lintcache import _CODE_STAMPS, PACKAGE, code_stamp, run_key
+from tritoncfg.lintrun import LintJob
 
 MODELS = 120
 
@@ -294,3 +297,21 @@ def test_a_fact_shared_between_models_is_a_dependency_of_each(tmp_path: Path) ->
     assert sorted(again.relinted) == ["a", "b"]
     assert again.diagnostics == lint(root).diagnostics
     assert not [d for d in again.diagnostics if d.code == "TC731"]
+
+
+def test_changed_code_does_not_replay_what_older_code_found(tmp_path: Path) -> None:
+    # an editable install or a `git pull` changes tritoncfg without a new version number
+    package = tmp_path / "pkg"
+    (package / "checks").mkdir(parents=True)
+    module = package / "checks" / "rule.py"
+    module.write_text("RULE = 1\n")
+    (package / "checks" / "__pycache__").mkdir()
+    before = code_stamp(package)
+    _CODE_STAMPS.clear()
+    (package / "checks" / "__pycache__" / "rule.pyc").write_bytes(b"bytecode")
+    assert code_stamp(package) == before  # bytecode is not code
+    _CODE_STAMPS.clear()
+    module.write_text("RULE = 22\n")
+    assert code_stamp(package) != before
+    job = LintJob(LintOptions(), ("TC001",), RuleSelection(), PathFilters())
+    assert code_stamp(PACKAGE) in run_key(job)
