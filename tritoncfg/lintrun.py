@@ -172,10 +172,20 @@ def _lint_serial(
 _SHARED: tuple[tuple[Repository, ...], Sequence[Selected], LintJob] | None = None
 
 
+# a worker's Linter, which all its chunks share: the peers a chunk's checks read (ensemble steps,
+# the models TC731's resource index reads) and the facts built from them serve the later chunks
+_WORKER: Linter | None = None
+
+
 def _lint_chunk(bounds: tuple[int, int]) -> list[ModelOutcome]:
+    global _WORKER
     assert _SHARED is not None
     repositories, selected, job = _SHARED
-    return _lint_serial(repositories, selected[bounds[0] : bounds[1]], job)
+    if _WORKER is None:
+        _WORKER = Linter(repositories, job, [])
+    linter, chunk = _WORKER, selected[bounds[0] : bounds[1]]
+    loaded = [linter.workspace.adopt(s.dir, s.repository) for s in chunk]
+    return [linter.outcome(m, s.routed) for m, s in zip(loaded, chunk, strict=True)]
 
 
 def processes(jobs: int | None, models: int) -> int:

@@ -81,6 +81,20 @@ class Workspace:
             )
         return self._peers[key]
 
+    def adopt(self, model: ModelDir, repository: Repository) -> LoadedModel:
+        """`model` loaded as one more selected model: the peer loaded earlier when it was one.
+        A process of a lint pool lints its chunks in one workspace, so that each config it needs
+        is read and parsed once, not once per chunk."""
+        key = (repository.root, model.name)
+        found = self._peers.get(key)
+        if found is None or (found.dir.path, found.dir.config_path) != (
+            model.path,
+            model.config_path,
+        ):
+            found = self._peers[key] = load_model(model, repository, self.overrides)
+        self.models.append(found)
+        return found
+
     def alternatives(self, model: LoadedModel) -> tuple[LoadedModel, ...]:
         """The model as Triton would load it with each other config it can select: every
         `configs/<name>.pbtxt` (`--model-config-name=<name>`) but the one in use, and
