@@ -45,10 +45,12 @@ class LexError(Exception):
 # comments included) cross a line break, so the lexer goes line by line and never counts newlines.
 # `findall` gives plain tuples (blanks, ident, symbol, number, string, comment, other), one group
 # set, and the column follows from the lengths: no match objects. Trailing blanks match nothing.
+# `symbol` is printable ASCII punctuation, always valid; `other` is what is left (a lone `.`, a
+# control or non-ASCII character), checked by `_symbol`.
 _TOKEN = re.compile(
     r"""([ \t\r\f\v]*)(?:
     ([A-Za-z_][A-Za-z0-9_]*)
-  | ([^ \t\r\f\v"'\#0-9.A-Za-z_])
+  | ([!$%&()*+,\-/:;<=>?@[\\\]^`{|}~])
   | (0[xX][0-9A-Fa-f]*|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]*)?[fF]?)
   | ("(?:[^"\\]|\\.)*(?:"|$)|'(?:[^'\\]|\\.)*(?:'|$))
   | (\#.*)
@@ -62,6 +64,7 @@ _ESCAPE_OK = re.compile(
 )
 _ANY_ESCAPE = re.compile(r"\\.")
 _IDENT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789")
+_NUMBER_GLUE = _IDENT_CHARS | {"."}  # what may not follow a number directly
 
 
 def _check_number(text: str) -> int:
@@ -118,27 +121,43 @@ def tokenize(source: str) -> list[Token]:
     text = ""
     for text in source.split("\n"):
         line += 1
+        if not text:
+            continue
+        if text[0] == "#":  # a comment line (a licence header is dozens): no regex needed
+            append((COMMENT, text.rstrip(), line, 1))
+            continue
         column = 1
         for blanks, ident, symbol, number, string, comment, other in find_tokens(text):
             column += len(blanks)
-            if ident:
+            if symbol:
+                append((SYMBOL, symbol, line, column))
+                column += 1
+            elif ident:
                 append((IDENT, intern(ident), line, column))
                 column += len(ident)
-            elif symbol or other:
-                append((SYMBOL, _symbol(symbol or other, line, column), line, column))
-                column += 1
             elif number:
                 end = column - 1 + len(number)
-                kind = _number_kind(number, text, end, line, column)
+                if (
+                    number.isdigit()
+                    and (number[0] != "0" or len(number) == 1)
+                    and (end == len(text) or text[end] not in _NUMBER_GLUE)
+                ):
+                    kind = INT  # plain decimal, the common case
+                else:
+                    kind = _number_kind(number, text, end, line, column)
                 append((kind, intern(number), line, column))
                 column += len(number)
             elif string:
-                _check_string(string, line, column)
+                if len(string) < 2 or string[-1] != string[0] or "\\" in string:
+                    _check_string(string, line, column)
                 append((STRING, string, line, column))
                 column += len(string)
-            else:
+            elif comment:
                 append((COMMENT, comment.rstrip(), line, column))
                 column += len(comment)
+            else:
+                append((SYMBOL, _symbol(other, line, column), line, column))
+                column += 1
     append((END, "", line, len(text) + 1))
     return tokens
 
