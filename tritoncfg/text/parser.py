@@ -38,6 +38,7 @@ from tritoncfg.text.tree import (
     ListValue,
     Scalar,
     ScalarKind,
+    Value,
 )
 
 
@@ -59,6 +60,14 @@ _NO_COMMENTS: list[Comment] = []  # shared by every node without comments; never
 # nesting ModelConfig itself allows is under 10 levels.
 RECURSION_LIMIT = 100
 _SCALAR_KINDS: dict[int, ScalarKind] = {IDENT: "identifier", INT: "integer", FLOAT: "float"}
+# The same by token kind, for the kinds up to FLOAT (token kinds are small ints, IDENT = 0).
+_KIND_NAMES: tuple[ScalarKind, ...] = ("identifier", "integer", "float")
+assert (IDENT, INT, FLOAT) == (0, 1, 2)
+
+
+def _comment(token: Token, blank_before: bool) -> Comment:
+    text, line, column = token[1], token[2], token[3]
+    return Comment(text, Span(line, column, line, column + len(text)), blank_before)
 
 
 def _describe(token: Token) -> str:
@@ -80,13 +89,17 @@ class _Parser:
         if token[0] != COMMENT:
             return token
         tokens = self.tokens
+        pos = self.pos
+        last_line = self.last_line
+        append = self.pending.append
         while token[0] == COMMENT:
-            self.pending.append(
-                Comment(token[1], token_span(token), blank_before=token[2] - self.last_line >= 2)
-            )
-            self.last_line = token[2]
-            self.pos += 1
-            token = tokens[self.pos]
+            line = token[2]
+            append(_comment(token, line - last_line >= 2))
+            last_line = line
+            pos += 1
+            token = tokens[pos]
+        self.pos = pos
+        self.last_line = last_line
         return token
 
     def lookahead(self) -> Token:
@@ -122,7 +135,41 @@ class _Parser:
         token = self.tokens[self.pos]
         if token[0] == COMMENT and token[2] == line:
             self.pos += 1
-            return Comment(token[1], token_span(token))
+            return _comment(token, False)
+        return None
+
+    def plain_scalar(self, pos: int) -> Scalar | None:
+        """The value at `pos` when it has the common shape: one identifier, number or string
+        token (or `-` right before a number), no comment inside it and no string after it.
+        Built here without the token-by-token path of `scalar`, which gives the same node;
+        the caller moves `pos` past it (two tokens when negative) and `last_line` to its end."""
+        tokens = self.tokens
+        token = tokens[pos]
+        kind = token[0]
+        if kind <= FLOAT:
+            line, column, text = token[2], token[3], token[1]
+            return Scalar(_KIND_NAMES[kind], (text,), False, line, column, line, column + len(text))
+        if kind == STRING:
+            after = pos + 1
+            while tokens[after][0] == COMMENT:
+                after += 1
+            if tokens[after][0] == STRING:
+                return None  # adjacent strings: `scalar` joins them, and places their comments
+            line, column, text = token[2], token[3], token[1]
+            return Scalar("string", (text,), False, line, column, line, column + len(text))
+        if kind == SYMBOL and token[1] == "-":
+            number = tokens[pos + 1]
+            if number[0] <= FLOAT:
+                end_line, text = number[2], number[1]
+                return Scalar(
+                    _KIND_NAMES[number[0]],
+                    (text,),
+                    True,
+                    token[2],
+                    token[3],
+                    end_line,
+                    number[3] + len(text),
+                )
         return None
 
     def take_pending(self) -> list[Comment]:
@@ -150,8 +197,11 @@ class _Parser:
     def fields(self, closer: str | None) -> list[Field]:
         fields: list[Field] = []
         append = fields.append
+        tokens = self.tokens  # drop_consumed shortens this list in place
         while True:
-            token = self.peek()
+            token = tokens[self.pos]
+            if token[0] == COMMENT:
+                token = self.peek()
             kind = token[0]
             if kind == IDENT:
                 append(self.field(token))
@@ -181,20 +231,38 @@ class _Parser:
             blank_before = token[2] - leading[-1].span.line >= 2
         else:
             blank_before = token[2] - self.last_line >= 2
-        self.pos += 1  # the name; peek() already moved the comments before it
-        self.last_line = token[2]
-        nxt = self.tokens[self.pos]
+        tokens = self.tokens
+        pos = self.pos + 1  # the name; peek() already moved the comments before it
+        nxt = tokens[pos]
         colon = nxt[0] == SYMBOL and nxt[1] == ":"
         if colon:
-            self.pos += 1
-        elif nxt[0] == COMMENT:
-            colon = self.try_symbol(":") is not None
-        value = self.value()
-        trailing = self.trailing_comment(self.last_line)
-        nxt = self.tokens[self.pos]
+            pos += 1
+        plain = self.plain_scalar(pos) if nxt[0] != COMMENT else None
+        value: Value
+        if plain is not None:  # `name: value`, most fields
+            value = plain
+            pos += 2 if plain.negative else 1
+            last_line = plain.end_line
+        else:
+            self.pos = pos
+            self.last_line = token[2]
+            if nxt[0] == COMMENT:
+                colon = self.try_symbol(":") is not None
+            value = self.value()
+            pos = self.pos
+            last_line = self.last_line
+        nxt = tokens[pos]
+        trailing = None
+        if nxt[0] == COMMENT and nxt[2] == last_line:
+            trailing = _comment(nxt, False)
+            pos += 1
+            nxt = tokens[pos]
         if nxt[0] == SYMBOL and (nxt[1] == "," or nxt[1] == ";"):
-            self.advance()
-        elif nxt[0] == COMMENT and not self.try_symbol(","):
+            pos += 1
+            last_line = nxt[2]
+        self.pos = pos
+        self.last_line = last_line
+        if nxt[0] == COMMENT and not self.try_symbol(","):
             self.try_symbol(";")
         if trailing is None:
             trailing = self.trailing_comment(self.last_line)
@@ -255,9 +323,17 @@ class _Parser:
         items: list[ListItem] = []
         close = self.try_symbol("]")
         while close is None:
-            self.peek()
-            leading = self.take_pending()
-            value = self.item_value()
+            plain = None if self.pending else self.plain_scalar(self.pos)
+            value: Scalar | Block
+            if plain is not None:  # `[ 1, 2 ]`: nothing to peek past, no comment to take
+                value = plain
+                leading = _NO_COMMENTS
+                self.pos += 2 if plain.negative else 1
+                self.last_line = plain.end_line
+            else:
+                self.peek()
+                leading = self.take_pending()
+                value = self.item_value()
             item = ListItem(value, leading, self.trailing_comment(self.last_line))
             items.append(item)
             close = self.try_symbol("]")
