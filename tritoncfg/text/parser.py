@@ -143,9 +143,10 @@ class _Parser:
 
     def plain_scalar(self, pos: int) -> Scalar | None:
         """The value at `pos` when it has the common shape: one identifier, number or string
-        token (or `-` right before a number), no comment inside it and no string after it.
-        Built here without the token-by-token path of `scalar`, which gives the same node;
-        the caller moves `pos` past it (two tokens when negative) and `last_line` to its end."""
+        token, or `-` right before a number (no comment between), and for a string no string
+        after it (`scalar` would join them). Built here without the token-by-token path of
+        `scalar`, which gives the same node; the caller moves `pos` past it (two tokens when
+        negative) and `last_line` to its end."""
         tokens = self.tokens
         token = tokens[pos]
         kind = token[0]
