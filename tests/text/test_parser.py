@@ -222,3 +222,56 @@ def test_comments_attach_to_their_nodes() -> None:
     assert [c.text for c in item.value.end_comments] == ["# end of block"]
     assert [c.text for c in document.end_comments] == ["# end of file"]
     assert len(list(document.comments())) == 8
+
+
+# -- the parse path's shortcuts (lexed-line reuse, plain values, plain scalar fields) give what
+# the general path gives --------------------------------------------------------------------
+
+
+def test_a_line_seen_before_gets_the_position_of_its_own_line() -> None:
+    line = "  dims: [ 3, 224, 224 ]"
+    parse(f"input {{\n{line}\n}}\n")  # lexed once, here on line 2
+    config = parse(f"\n\ninput {{\n\n{line}\n}}\ninput {{ {line.strip()} }}\n")
+    assert config.span_of(("input", 0, "dims", 1), value=True) == Span(5, 14, 5, 17)
+    assert config.span_of(("input", 1, "dims", 0), value=True) == Span(7, 17, 7, 18)
+
+
+def test_a_bad_line_reports_its_line_each_time() -> None:
+    for source, line in (("max_batch_size: 08\n", 1), ("\n\nmax_batch_size: 08\n", 3)):
+        (error,) = parse(source).errors
+        assert error.message == "Numbers starting with leading zero must be in octal."
+        assert (error.span.line, error.span.column) == (line, 17)
+
+
+def test_plain_and_commented_list_items_build_the_same_nodes() -> None:
+    document = parse_tree("input {\n  dims: # before\n  [ 1, -2, # after\n 3 ]\n}\n")
+    (inputs,) = document.fields
+    assert isinstance(inputs.value, Block)
+    (dims,) = inputs.value.fields
+    assert isinstance(dims.value, ListValue)
+    items = dims.value.items
+    # a comment between the name and `[` leads the first item
+    assert [[c.text for c in item.leading] for item in items] == [["# before"], [], []]
+    assert [item.value.text for item in items] == ["1", "-2", "3"]
+    second = items[1]
+    assert second.trailing is not None and second.trailing.text == "# after"
+    assert second.value.span == Span(3, 8, 3, 10)  # the sign starts the value
+
+
+def test_a_scalar_field_after_one_that_did_not_convert() -> None:
+    config = parse('max_batch_size: "x"\nmax_batch_size: 4\nmax_batch_size: 5\n')
+    assert [(e.kind, e.span.line) for e in config.errors] == [
+        ("invalid-value", 1),
+        ("duplicate-field", 3),
+    ]
+    assert config.message.max_batch_size == 4
+    location = config.location(("max_batch_size",))
+    assert location is not None and location.field.line == 2
+
+
+def test_a_proto3_scalar_left_at_its_default_may_be_written_again() -> None:
+    config = parse("max_batch_size: 0\nmax_batch_size: 4\n")  # C++: HasField is false for 0
+    assert config.ok
+    assert config.message.max_batch_size == 4
+    location = config.location(("max_batch_size",))
+    assert location is not None and location.field.line == 2

@@ -78,7 +78,7 @@ class _FieldFacts:
     has_presence: bool
     is_map: bool
     map_value_is_message: bool
-    convert: Converter | None  # scalar fields only
+    convert: Converter  # of a scalar field's values (a message field's raises)
 
 
 _FACTS: dict[Descriptor, dict[str, _FieldFacts]] = {}
@@ -105,8 +105,12 @@ def _field_facts(fd: FieldDescriptor) -> _FieldFacts:
         is_map=is_map,
         map_value_is_message=is_map
         and _message_type(fd).fields_by_name["value"].cpp_type == _MESSAGE,
-        convert=None if is_message else converter_for(fd),
+        convert=_not_scalar if is_message else converter_for(fd),
     )
+
+
+def _not_scalar(_scalar: Scalar, fd: FieldDescriptor) -> object:
+    raise AssertionError(f"{fd.full_name} is a message field")
 
 
 class Binder:
@@ -117,9 +121,19 @@ class Binder:
     def error(self, kind: ErrorKind, message: str, span: Span, **extra: str | None) -> None:
         self.errors.append(TextError(kind, message, span, **extra))
 
+    def duplicate(self, node: Field, facts: _FieldFacts, message: Message) -> None:
+        self.error(
+            "duplicate-field",
+            f'Non-repeated field "{facts.name}" is specified multiple times.',
+            node.name_span,
+            message_type=message.DESCRIPTOR.full_name,
+        )
+
     def bind_fields(self, fields: list[Field], message: Message, path: FieldPath) -> None:
+        """Bind `fields` into `message`, which starts empty: only this call sets its fields."""
         descriptor = cast("Descriptor", message.DESCRIPTOR)
         facts_by_name = _facts_of(descriptor)
+        locations = self.locations
         for node in fields:
             facts = facts_by_name.get(node.name)
             if facts is None:
@@ -144,18 +158,26 @@ class Binder:
                     )
                     continue
             field_path = (*path, facts.name)
-            if field_path not in self.locations:
-                self.locations[field_path] = Location(node)
+            # a field not written before in this message is not set: the message started empty
+            seen = field_path in locations
+            if not seen:
+                locations[field_path] = Location(node)
             if facts.is_message:
                 self.bind_message_field(node, facts, message, field_path)
             else:
-                self.bind_scalar_field(node, facts, message, field_path)
+                self.bind_scalar_field(node, facts, message, field_path, seen)
 
     # -- message fields -------------------------------------------------------------------
     def bind_message_field(
         self, node: Field, facts: _FieldFacts, message: Message, path: FieldPath
     ) -> None:
         value = node.value
+        if isinstance(value, Block) and facts.is_repeated and not facts.is_map:
+            container = getattr(message, facts.name)  # `input { ... }`: a new element
+            element_path = (*path, len(container))
+            self.locations[element_path] = Location(node)
+            self.bind_fields(value.fields, container.add(), element_path)
+            return
         if isinstance(value, ListValue):
             if not facts.is_repeated:
                 self.error("syntax", 'Expected "{", found "[".', value.span)
@@ -172,12 +194,7 @@ class Binder:
             self.error("syntax", f'Expected "{{", found "{value.text}".', value.span)
             return
         if not facts.is_repeated and message.HasField(facts.name):
-            self.error(
-                "duplicate-field",
-                f'Non-repeated field "{facts.name}" is specified multiple times.',
-                node.name_span,
-                message_type=message.DESCRIPTOR.full_name,
-            )
+            self.duplicate(node, facts, message)
             return
         self.bind_sub_message(node, value, facts, message, path, None)
 
@@ -219,10 +236,29 @@ class Binder:
 
     # -- scalar fields --------------------------------------------------------------------
     def bind_scalar_field(
-        self, node: Field, facts: _FieldFacts, message: Message, path: FieldPath
+        self, node: Field, facts: _FieldFacts, message: Message, path: FieldPath, seen: bool
     ) -> None:
+        """`seen`: the field was written before in this message (so it may be set already)."""
         value = node.value
         fd = facts.fd
+        if node.colon and isinstance(value, Scalar):  # `name: value`, most fields
+            try:
+                converted = facts.convert(value, fd)
+            except ValueError as exc:
+                self.conversion_error(exc, value, fd)
+                return
+            if facts.is_repeated:
+                container = getattr(message, facts.name)
+                self.locations[(*path, len(container))] = Location(node)
+                container.append(converted)
+                return
+            if seen:
+                if _is_set(message, facts):
+                    self.duplicate(node, facts, message)
+                    return
+                self.locations[path] = Location(node)  # an earlier one did not convert
+            setattr(message, facts.name, converted)
+            return
         if not node.colon:
             shown = (
                 "["
@@ -236,7 +272,7 @@ class Binder:
         if isinstance(value, Block):
             self.error("invalid-value", f"Expected {_expected(fd)}, got: {{", value.span)
             return
-        convert = cast("Converter", facts.convert)
+        convert = facts.convert
         if isinstance(value, ListValue):
             if not facts.is_repeated:
                 self.error("invalid-value", f"Expected {_expected(fd)}, got: [", value.span)
@@ -253,29 +289,16 @@ class Binder:
                     self.locations[(*path, len(container))] = Location(node, item)
                     container.append(converted)
             return
-        converted = self.convert(convert, value, fd)
-        if converted is None:
-            return
-        if facts.is_repeated:
-            container = getattr(message, facts.name)
-            self.locations[(*path, len(container))] = Location(node)
-            container.append(converted)
-            return
-        if _is_set(message, facts):
-            self.error(
-                "duplicate-field",
-                f'Non-repeated field "{facts.name}" is specified multiple times.',
-                node.name_span,
-                message_type=message.DESCRIPTOR.full_name,
-            )
-            return
-        self.locations[path] = Location(node)
-        setattr(message, facts.name, converted)
 
     def convert(self, convert: Converter, scalar: Scalar, fd: FieldDescriptor) -> object | None:
         try:
             return convert(scalar, fd)
-        except UnknownEnumValue as exc:
+        except ValueError as exc:
+            self.conversion_error(exc, scalar, fd)
+        return None
+
+    def conversion_error(self, exc: ValueError, scalar: Scalar, fd: FieldDescriptor) -> None:
+        if isinstance(exc, UnknownEnumValue):
             enum = _enum_type(fd)
             self.error(
                 "unknown-enum-value",
@@ -284,9 +307,8 @@ class Binder:
                 message_type=enum.full_name,
                 suggestion=suggest(exc.value, enum_value_names(enum), enum_type=enum.full_name),
             )
-        except ValueError as exc:
+        else:
             self.error("invalid-value", str(exc), scalar.span)
-        return None
 
 
 def _message_type(fd: FieldDescriptor) -> Descriptor:

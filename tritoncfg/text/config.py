@@ -48,13 +48,13 @@ class ParsedConfig:
 def parse(source: str, path: str | None = None) -> ParsedConfig:
     """Parse config.pbtxt text. Never raises for bad input: problems are in `.errors`."""
     message = ModelConfig()
-    try:
-        document = parse_tree(source)
-    except SyntaxProblem as exc:
-        return ParsedConfig(
-            source, path, None, message, [TextError("syntax", exc.message, exc.span)]
-        )
-    binder = Binder()
-    with collector_paused():
+    with collector_paused():  # one pause for the tree and the binding (parse_tree nests its own)
+        try:
+            document = parse_tree(source)
+        except SyntaxProblem as exc:
+            return ParsedConfig(
+                source, path, None, message, [TextError("syntax", exc.message, exc.span)]
+            )
+        binder = Binder()
         binder.bind_fields(document.fields, message, ())
     return ParsedConfig(source, path, document, message, binder.errors, binder.locations)

@@ -12,8 +12,6 @@ Whether a `:` was required, and whether a value fits its field, is decided when 
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from tritoncfg.text.lexer import (
     COMMENT,
@@ -38,6 +36,7 @@ from tritoncfg.text.tree import (
     ListValue,
     Scalar,
     ScalarKind,
+    Value,
 )
 
 
@@ -59,6 +58,19 @@ _NO_COMMENTS: list[Comment] = []  # shared by every node without comments; never
 # nesting ModelConfig itself allows is under 10 levels.
 RECURSION_LIMIT = 100
 _SCALAR_KINDS: dict[int, ScalarKind] = {IDENT: "identifier", INT: "integer", FLOAT: "float"}
+# The same by token kind, for the kinds up to FLOAT (token kinds are small ints, IDENT = 0).
+_KIND_NAMES: tuple[ScalarKind, ...] = ("identifier", "integer", "float")
+assert (IDENT, INT, FLOAT) == (0, 1, 2)
+
+
+# `Span(...)` runs the Python `__new__` a NamedTuple has; the parser makes a span per comment and
+# per block, and tuple's own `__new__` makes the same Span at half the cost.
+_new_span = tuple.__new__
+
+
+def _comment(token: Token, blank_before: bool) -> Comment:
+    text, line, column = token[1], token[2], token[3]
+    return Comment(text, _new_span(Span, (line, column, line, column + len(text))), blank_before)
 
 
 def _describe(token: Token) -> str:
@@ -80,13 +92,17 @@ class _Parser:
         if token[0] != COMMENT:
             return token
         tokens = self.tokens
+        pos = self.pos
+        last_line = self.last_line
+        append = self.pending.append
         while token[0] == COMMENT:
-            self.pending.append(
-                Comment(token[1], token_span(token), blank_before=token[2] - self.last_line >= 2)
-            )
-            self.last_line = token[2]
-            self.pos += 1
-            token = tokens[self.pos]
+            line = token[2]
+            append(_comment(token, line - last_line >= 2))
+            last_line = line
+            pos += 1
+            token = tokens[pos]
+        self.pos = pos
+        self.last_line = last_line
         return token
 
     def lookahead(self) -> Token:
@@ -122,7 +138,42 @@ class _Parser:
         token = self.tokens[self.pos]
         if token[0] == COMMENT and token[2] == line:
             self.pos += 1
-            return Comment(token[1], token_span(token))
+            return _comment(token, False)
+        return None
+
+    def plain_scalar(self, pos: int) -> Scalar | None:
+        """The value at `pos` when it has the common shape: one identifier, number or string
+        token, or `-` right before a number (no comment between), and for a string no string
+        after it (`scalar` would join them). Built here without the token-by-token path of
+        `scalar`, which gives the same node; the caller moves `pos` past it (two tokens when
+        negative) and `last_line` to its end."""
+        tokens = self.tokens
+        token = tokens[pos]
+        kind = token[0]
+        if kind <= FLOAT:
+            line, column, text = token[2], token[3], token[1]
+            return Scalar(_KIND_NAMES[kind], (text,), False, line, column, line, column + len(text))
+        if kind == STRING:
+            after = pos + 1
+            while tokens[after][0] == COMMENT:
+                after += 1
+            if tokens[after][0] == STRING:
+                return None  # adjacent strings: `scalar` joins them, and places their comments
+            line, column, text = token[2], token[3], token[1]
+            return Scalar("string", (text,), False, line, column, line, column + len(text))
+        if kind == SYMBOL and token[1] == "-":
+            number = tokens[pos + 1]
+            if number[0] <= FLOAT:
+                end_line, text = number[2], number[1]
+                return Scalar(
+                    _KIND_NAMES[number[0]],
+                    (text,),
+                    True,
+                    token[2],
+                    token[3],
+                    end_line,
+                    number[3] + len(text),
+                )
         return None
 
     def take_pending(self) -> list[Comment]:
@@ -150,8 +201,11 @@ class _Parser:
     def fields(self, closer: str | None) -> list[Field]:
         fields: list[Field] = []
         append = fields.append
+        tokens = self.tokens  # drop_consumed shortens this list in place
         while True:
-            token = self.peek()
+            token = tokens[self.pos]
+            if token[0] == COMMENT:
+                token = self.peek()
             kind = token[0]
             if kind == IDENT:
                 append(self.field(token))
@@ -181,20 +235,38 @@ class _Parser:
             blank_before = token[2] - leading[-1].span.line >= 2
         else:
             blank_before = token[2] - self.last_line >= 2
-        self.pos += 1  # the name; peek() already moved the comments before it
-        self.last_line = token[2]
-        nxt = self.tokens[self.pos]
+        tokens = self.tokens
+        pos = self.pos + 1  # the name; peek() already moved the comments before it
+        nxt = tokens[pos]
         colon = nxt[0] == SYMBOL and nxt[1] == ":"
         if colon:
-            self.pos += 1
-        elif nxt[0] == COMMENT:
-            colon = self.try_symbol(":") is not None
-        value = self.value()
-        trailing = self.trailing_comment(self.last_line)
-        nxt = self.tokens[self.pos]
+            pos += 1
+        plain = self.plain_scalar(pos) if nxt[0] != COMMENT else None
+        value: Value
+        if plain is not None:  # `name: value`, most fields
+            value = plain
+            pos += 2 if plain.negative else 1
+            last_line = plain.end_line
+        else:
+            self.pos = pos
+            self.last_line = token[2]
+            if nxt[0] == COMMENT:
+                colon = self.try_symbol(":") is not None
+            value = self.value()
+            pos = self.pos
+            last_line = self.last_line
+        nxt = tokens[pos]
+        trailing = None
+        if nxt[0] == COMMENT and nxt[2] == last_line:
+            trailing = _comment(nxt, False)
+            pos += 1
+            nxt = tokens[pos]
         if nxt[0] == SYMBOL and (nxt[1] == "," or nxt[1] == ";"):
-            self.advance()
-        elif nxt[0] == COMMENT and not self.try_symbol(","):
+            pos += 1
+            last_line = nxt[2]
+        self.pos = pos
+        self.last_line = last_line
+        if nxt[0] == COMMENT and not self.try_symbol(","):
             self.try_symbol(";")
         if trailing is None:
             trailing = self.trailing_comment(self.last_line)
@@ -243,7 +315,7 @@ class _Parser:
         self.depth -= 1
         return Block(
             fields,
-            Span(opener[2], opener[3], close[2], close[3] + 1),
+            _new_span(Span, (opener[2], opener[3], close[2], close[3] + 1)),
             opener[1] == "<",
             open_comment,
             end_comments,
@@ -255,9 +327,17 @@ class _Parser:
         items: list[ListItem] = []
         close = self.try_symbol("]")
         while close is None:
-            self.peek()
-            leading = self.take_pending()
-            value = self.item_value()
+            plain = None if self.pending else self.plain_scalar(self.pos)
+            value: Scalar | Block
+            if plain is not None:  # `[ 1, 2 ]`: nothing to peek past, no comment to take
+                value = plain
+                leading = _NO_COMMENTS
+                self.pos += 2 if plain.negative else 1
+                self.last_line = plain.end_line
+            else:
+                self.peek()
+                leading = self.take_pending()
+                value = self.item_value()
             item = ListItem(value, leading, self.trailing_comment(self.last_line))
             items.append(item)
             close = self.try_symbol("]")
@@ -269,7 +349,7 @@ class _Parser:
                     item.leading = item.leading + self.take_pending()
         return ListValue(
             items,
-            Span(opener[2], opener[3], close[2], close[3] + 1),
+            _new_span(Span, (opener[2], opener[3], close[2], close[3] + 1)),
             open_comment,
             self.take_pending(),
         )
@@ -321,13 +401,14 @@ def parse_tree(source: str) -> Document:
         return _Parser(tokens).document()
 
 
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause CPython's cyclic GC while building objects that form no cycles."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
+class collector_paused:  # named as the function it replaces: `with collector_paused():`
+    """Pause CPython's cyclic GC while building objects that form no cycles. A class, not a
+    `@contextmanager` generator: entered twice per parsed file, at a quarter of the cost."""
+
+    def __enter__(self) -> None:
+        self.was_enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *_exc: object) -> None:
+        if self.was_enabled:
             gc.enable()

@@ -188,18 +188,37 @@ _RANGES = {
 Converter = Callable[[Scalar, FieldDescriptor], object]
 
 
+def _integer_converter(low: int, high: int) -> Converter:
+    def convert(scalar: Scalar, _field: FieldDescriptor) -> int:
+        text = scalar.parts[0]
+        if scalar.kind == "integer" and not scalar.negative and text.isdigit() and text[0] != "0":
+            value = int(text)  # plain decimal, the common case
+            if value <= high:
+                return value
+        return _integer(scalar, low, high)
+
+    return convert
+
+
+def _string_converter(scalar: Scalar, _field: FieldDescriptor) -> str:
+    parts = scalar.parts
+    if scalar.kind == "string" and len(parts) == 1 and "\\" not in parts[0]:
+        return parts[0][1:-1]  # one literal without escapes, the common case
+    return _string(scalar)
+
+
 def converter_for(field: FieldDescriptor) -> Converter:
     """The conversion function for a scalar field's values."""
     ftype = field.type
     if ftype in _RANGES:
         low, high = _RANGES[ftype]
-        return lambda s, _f: _integer(s, low, high)
+        return _integer_converter(low, high)
     if ftype in (_T.TYPE_FLOAT, _T.TYPE_DOUBLE):
         return lambda s, _f: _float(s)
     if ftype == _T.TYPE_BOOL:
         return _bool
     if ftype == _T.TYPE_STRING:
-        return lambda s, _f: _string(s)
+        return _string_converter
     if ftype == _T.TYPE_BYTES:
         return lambda s, _f: (
             b"".join(unescape(p) for p in s.parts) if s.kind == "string" else _string(s)
