@@ -22,12 +22,14 @@ from tritoncfg.checks.core.plan import RulePlan
 from tritoncfg.checks.core.registry import Rule
 from tritoncfg.checks.core.selection import PathFilters, RuleSelection
 from tritoncfg.checks.core.suppress import UNUSED, apply_suppressions
-from tritoncfg.diagnostics import Diagnostic
+from tritoncfg.diagnostics import Diagnostic, Severity
 from tritoncfg.record import record
 from tritoncfg.repository import ModelDir, Repository
 from tritoncfg.workspace import LoadedModel, Workspace, load_model
 
 POOL_MIN_MODELS = 300  # below this, starting processes costs more than it saves
+# every suppression comment holds it (`# tritoncfg: noqa ...`; suppress.py's `_NOQA`)
+SUPPRESSION_MARKER = "tritoncfg:"
 CHUNKS_PER_PROCESS = 4  # smaller chunks even out models of uneven cost
 
 
@@ -42,6 +44,10 @@ class LintJob:
     overrides: Mapping[str, str] = field(default_factory=dict)
 
     chosen: frozenset[str] = field(init=False, repr=False, compare=False)
+    # (code, severity found) -> (rule, severity reported), as `finish` works them out
+    _severities: dict[tuple[str, Severity], tuple[Rule, Severity]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "chosen", frozenset(self.codes))
@@ -56,14 +62,20 @@ class LintJob:
     def finish(self, found: Sequence[Diagnostic]) -> list[Diagnostic]:
         """Only the selected rules' findings, outside ignored paths, with their severity."""
         chosen = self.chosen
+        severities = self._severities
+        ignoring = bool(self.filters.per_path_ignores)
         kept = []
         for d in found:
             if d.code not in chosen:
                 continue
-            rule = rule_of(d.code)
-            if self.filters.ignored(rule, d.path):
+            known = severities.get((d.code, d.severity))
+            if known is None:
+                rule = rule_of(d.code)
+                known = (rule, self.selection.severity(rule, d.severity))
+                severities[d.code, d.severity] = known
+            rule, severity = known
+            if ignoring and self.filters.ignored(rule, d.path):
                 continue
-            severity = self.selection.severity(rule, d.severity)
             if d.fix is not None and d.path.lower().endswith(".json"):
                 d = replace(d, fix=None)  # fixes are text-format edits; JSON configs get none
             kept.append(d if severity is d.severity else replace(d, severity=severity))
@@ -147,17 +159,20 @@ class Linter:
         self.report_unused = UNUSED.code in job.chosen
 
     def outcome(self, model: LoadedModel, routed: Sequence[Diagnostic]) -> ModelOutcome:
-        self.workspace.asked = set()
+        workspace = self.workspace
+        workspace.asked = set()
         found = [*routed, *check_model(model, self.ctx, self.plan)]
-        view = self.workspace.only(model)
-        found = apply_suppressions(found, view, report_unused=self.report_unused)
-        sources = {
-            m.config_path: m.config.source
-            for m in (model, *view.loaded_alternatives)
+        configs = [
+            (m.config_path, m.config.source)
+            for m in (model, *workspace.alternatives_of(model))
             if m.config is not None
-        }
-        deps = tuple(sorted(self.workspace.asked - {model.name}))
-        return ModelOutcome(self.job.finish(found), sources, model.config is not None, deps)
+        ]
+        # a config without the marker has no suppression comment: nothing to apply
+        if any(SUPPRESSION_MARKER in source for _, source in configs):
+            view = workspace.only(model)
+            found = apply_suppressions(found, view, report_unused=self.report_unused)
+        deps = tuple(sorted(workspace.asked - {model.name}))
+        return ModelOutcome(self.job.finish(found), dict(configs), model.config is not None, deps)
 
 
 def _lint_serial(

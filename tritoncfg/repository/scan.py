@@ -110,7 +110,7 @@ def _select_config(
 
 def _child_of(path: Path, root: Path) -> bool:
     # the same text is the same path (another text may still be: the Path comparison decides)
-    return os.path.dirname(path) == str(root) or path.parent == root
+    return str(path).rpartition(os.sep)[0] == str(root) or path.parent == root
 
 
 def scan_model(
@@ -136,20 +136,25 @@ def scan_model(
         return _inaccessible(path, root), tuple(lister.issues)
 
     subdirs = tuple([e.name for e in listing.entries if e.is_dir])  # already byte-sorted
-    detection_dir = lister.sub(subdirs[0]) if subdirs else None
-    detection_entries = lister(subdirs[0]).entries if subdirs else ()
+    if subdirs:
+        detection_dir: Path | None = lister.sub(subdirs[0])
+        detection_entries = lister(subdirs[0]).entries
+    else:
+        detection_dir, detection_entries = None, ()
 
     scan = scan_versions(subdirs)
     versions = tuple(
-        Version(number, names[0], lister.sub(names[0]), lister(names[0]).entries, names[1:])
-        for number, names in scan.numbers.items()
+        [
+            Version(number, names[0], lister.sub(names[0]), lister(names[0]).entries, names[1:])
+            for number, names in scan.numbers.items()
+        ]
     )
 
     configs = lister(CONFIGS_DIRNAME) if CONFIGS_DIRNAME in subdirs else None
-    alternatives = tuple(
-        e.path
-        for e in (configs.entries if configs else ())
-        if e.is_file and e.name.endswith(".pbtxt")
+    alternatives = (
+        tuple([e.path for e in configs.entries if e.is_file and e.name.endswith(".pbtxt")])
+        if configs is not None
+        else ()
     )
     config_path, config_name, config_exists = _select_config(path, listing, configs, choice, lister)
     if not config_exists:
@@ -160,22 +165,9 @@ def scan_model(
         lister.issues.append(LayoutIssue("missing_config", config_path, detail, name))
 
     model = ModelDir(
-        name=name,
-        path=path,
-        root=root,
-        accessible=True,
-        config_path=config_path,
-        config_name=config_name,
-        config_exists=config_exists,
-        alternative_configs=alternatives,
-        entries=listing.entries,
-        subdirs_sorted=subdirs,
-        detection_dir=detection_dir,
-        detection_entries=detection_entries,
-        versions=versions,
-        ignored_version_dirs=scan.ignored,
-        warmup_entries=lister.files(listing, WARMUP_DIRNAME),
-        initial_state_entries=lister.files(listing, INITIAL_STATE_DIRNAME),
-        real_path=real_path,
-    )
+        name, path, root, True, config_path, config_name, config_exists, alternatives,
+        listing.entries, subdirs, detection_dir, detection_entries, versions, scan.ignored,
+        lister.files(listing, WARMUP_DIRNAME), lister.files(listing, INITIAL_STATE_DIRNAME),
+        real_path,
+    )  # fmt: skip
     return model, tuple(lister.issues)

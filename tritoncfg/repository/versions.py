@@ -89,6 +89,12 @@ def _ignored(name: str, cause: str) -> IgnoredDir:
 
 def scan_versions(subdirs: tuple[str, ...]) -> VersionScan:
     """Apply `VersionsToLoad` to subdirectory names (in any order; the result is deterministic)."""
+    if len(subdirs) == 1:  # the usual model: one version directory, `1/`
+        (name,) = subdirs
+        if name.isascii() and name.isdigit() and (name[0] != "0" or len(name) == 1):
+            number = int(name)
+            if number <= INT64_MAX:
+                return VersionScan({number: (name,)}, ())
     found: dict[int, list[str]] = {}
     ignored: list[IgnoredDir] = []
     for name in sorted(subdirs, key=byte_key(subdirs)) if len(subdirs) > 1 else subdirs:
