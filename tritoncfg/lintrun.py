@@ -10,10 +10,13 @@ available, models are linted by a pool of processes, one per core.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import operator
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import field, replace
+from typing import Any
 
 from tritoncfg.checks.core.context import CheckContext, LintOptions
 from tritoncfg.checks.core.engine import check_model
@@ -30,7 +33,7 @@ from tritoncfg.workspace import LoadedModel, Workspace, load_model
 POOL_MIN_MODELS = 300  # below this, starting processes costs more than it saves
 # every suppression comment holds it (`# tritoncfg: noqa ...`; suppress.py's `_NOQA`)
 SUPPRESSION_MARKER = "tritoncfg:"
-CHUNKS_PER_PROCESS = 4  # smaller chunks even out models of uneven cost
+CHUNKS_PER_PROCESS = 8  # small chunks even out models of uneven cost (and the parent's reading)
 
 
 @record(frozen=True)
@@ -193,6 +196,26 @@ def _lint_chunk(bounds: tuple[int, int]) -> list[ModelOutcome]:
     return _lint_serial(repositories, selected[bounds[0] : bounds[1]], job)
 
 
+def _by_init(cls: type[Any]) -> Callable[[Any], tuple[type[Any], tuple[Any, ...]]]:
+    """A pickle reducer calling the record's `__init__` with its fields (they must all be
+    init fields, in order): much cheaper to load than a record's generic state."""
+    names = [f.name for f in dataclasses.fields(cls)]
+    assert all(f.init for f in dataclasses.fields(cls)) and len(names) > 1
+    get = operator.attrgetter(*names)
+    return lambda obj: (cls, get(obj))
+
+
+def _start_worker() -> None:
+    """In each worker: outcomes go back to the parent with the cheaper reducers."""
+    from multiprocessing.reduction import ForkingPickler
+
+    from tritoncfg.diagnostics import Fix, TritonVerdict
+    from tritoncfg.text.edits import Edit
+
+    for cls in (ModelOutcome, Diagnostic, TritonVerdict, Fix, Edit):
+        ForkingPickler.register(cls, _by_init(cls))
+
+
 def processes(jobs: int | None, models: int) -> int:
     """How many processes lint `models` models: `jobs`, or one per usable core above the
     threshold; 1 where `fork` is not available (the workers inherit the discovered repository)."""
@@ -228,7 +251,7 @@ def lint_selected(
     edges = [len(selected) * i // chunks for i in range(chunks + 1)]
     _SHARED = (repositories, selected, job)
     try:
-        with multiprocessing.get_context("fork").Pool(count) as pool:
+        with multiprocessing.get_context("fork").Pool(count, _start_worker) as pool:
             parts = pool.map(_lint_chunk, list(itertools.pairwise(edges)), chunksize=1)
     finally:
         _SHARED = None
