@@ -209,11 +209,14 @@ def _lint(
     ]
     chosen += _dependents(repositories, chosen, job)
     unrouted, selected = _route(_repository_findings(repositories, job, chosen), chosen)
-    outcomes = [cache.lookup(s) if cache is not None else None for s in selected]
-    todo = [s for s, outcome in zip(selected, outcomes, strict=True) if outcome is None]
-    fresh = iter(lint_selected(repositories, todo, job, jobs))
-    outcomes = [outcome if outcome is not None else next(fresh) for outcome in outcomes]
-    done = [o for o in outcomes if o is not None]
+    if cache is None:
+        todo = selected
+        done = lint_selected(repositories, todo, job, jobs)
+    else:
+        outcomes = [cache.lookup(s) for s in selected]
+        todo = [s for s, outcome in zip(selected, outcomes, strict=True) if outcome is None]
+        fresh = iter(lint_selected(repositories, todo, job, jobs))
+        done = [outcome if outcome is not None else next(fresh) for outcome in outcomes]
     found = [*job.finish(unrouted), *(d for o in done for d in o.diagnostics)]
     diagnostics = sort_diagnostics(found)
     linted = [(s, o) for s, o in zip(selected, done, strict=True) if o.linted]
@@ -282,6 +285,8 @@ def _route(
 ) -> tuple[list[Diagnostic], list[Selected]]:
     """Repository findings inside a selected model's directory go with that model (its
     config's file-level suppression comments apply to them); the others stay apart."""
+    if not found:
+        return [], [Selected(model, repository) for repository, model in chosen]
     index = {model.path: i for i, (_, model) in enumerate(chosen)}
     routed: list[list[Diagnostic]] = [[] for _ in chosen]
     unrouted = []

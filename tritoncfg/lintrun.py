@@ -10,10 +10,13 @@ available, models are linted by a pool of processes, one per core.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import operator
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import field, replace
+from typing import Any
 
 from tritoncfg.checks.core.context import CheckContext, LintOptions
 from tritoncfg.checks.core.engine import check_model
@@ -22,13 +25,15 @@ from tritoncfg.checks.core.plan import RulePlan
 from tritoncfg.checks.core.registry import Rule
 from tritoncfg.checks.core.selection import PathFilters, RuleSelection
 from tritoncfg.checks.core.suppress import UNUSED, apply_suppressions
-from tritoncfg.diagnostics import Diagnostic
+from tritoncfg.diagnostics import Diagnostic, Severity
 from tritoncfg.record import record
 from tritoncfg.repository import ModelDir, Repository
 from tritoncfg.workspace import LoadedModel, Workspace, load_model
 
 POOL_MIN_MODELS = 300  # below this, starting processes costs more than it saves
-CHUNKS_PER_PROCESS = 4  # smaller chunks even out models of uneven cost
+# every suppression comment holds it (`# tritoncfg: noqa ...`; suppress.py's `_NOQA`)
+SUPPRESSION_MARKER = "tritoncfg:"
+CHUNKS_PER_PROCESS = 8  # small chunks even out models of uneven cost (and the parent's reading)
 
 
 @record(frozen=True)
@@ -42,6 +47,10 @@ class LintJob:
     overrides: Mapping[str, str] = field(default_factory=dict)
 
     chosen: frozenset[str] = field(init=False, repr=False, compare=False)
+    # (code, severity found) -> (rule, severity reported), as `finish` works them out
+    _severities: dict[tuple[str, Severity], tuple[Rule, Severity]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "chosen", frozenset(self.codes))
@@ -56,14 +65,20 @@ class LintJob:
     def finish(self, found: Sequence[Diagnostic]) -> list[Diagnostic]:
         """Only the selected rules' findings, outside ignored paths, with their severity."""
         chosen = self.chosen
+        severities = self._severities
+        ignoring = bool(self.filters.per_path_ignores)
         kept = []
         for d in found:
             if d.code not in chosen:
                 continue
-            rule = rule_of(d.code)
-            if self.filters.ignored(rule, d.path):
+            known = severities.get((d.code, d.severity))
+            if known is None:
+                rule = rule_of(d.code)
+                known = (rule, self.selection.severity(rule, d.severity))
+                severities[d.code, d.severity] = known
+            rule, severity = known
+            if ignoring and self.filters.ignored(rule, d.path):
                 continue
-            severity = self.selection.severity(rule, d.severity)
             if d.fix is not None and d.path.lower().endswith(".json"):
                 d = replace(d, fix=None)  # fixes are text-format edits; JSON configs get none
             kept.append(d if severity is d.severity else replace(d, severity=severity))
@@ -147,17 +162,20 @@ class Linter:
         self.report_unused = UNUSED.code in job.chosen
 
     def outcome(self, model: LoadedModel, routed: Sequence[Diagnostic]) -> ModelOutcome:
-        self.workspace.asked = set()
+        workspace = self.workspace
+        workspace.asked = set()
         found = [*routed, *check_model(model, self.ctx, self.plan)]
-        view = self.workspace.only(model)
-        found = apply_suppressions(found, view, report_unused=self.report_unused)
-        sources = {
-            m.config_path: m.config.source
-            for m in (model, *view.loaded_alternatives)
+        configs = [
+            (m.config_path, m.config.source)
+            for m in (model, *workspace.alternatives_of(model))
             if m.config is not None
-        }
-        deps = tuple(sorted(self.workspace.asked - {model.name}))
-        return ModelOutcome(self.job.finish(found), sources, model.config is not None, deps)
+        ]
+        # a config without the marker has no suppression comment: nothing to apply
+        if any(SUPPRESSION_MARKER in source for _, source in configs):
+            view = workspace.only(model)
+            found = apply_suppressions(found, view, report_unused=self.report_unused)
+        deps = tuple(sorted(workspace.asked - {model.name}))
+        return ModelOutcome(self.job.finish(found), dict(configs), model.config is not None, deps)
 
 
 def _lint_serial(
@@ -186,6 +204,26 @@ def _lint_chunk(bounds: tuple[int, int]) -> list[ModelOutcome]:
     linter, chunk = _WORKER, selected[bounds[0] : bounds[1]]
     loaded = [linter.workspace.adopt(s.dir, s.repository) for s in chunk]
     return [linter.outcome(m, s.routed) for m, s in zip(loaded, chunk, strict=True)]
+
+
+def _by_init(cls: type[Any]) -> Callable[[Any], tuple[type[Any], tuple[Any, ...]]]:
+    """A pickle reducer calling the record's `__init__` with its fields (they must all be
+    init fields, in order): much cheaper to load than a record's generic state."""
+    names = [f.name for f in dataclasses.fields(cls)]
+    assert all(f.init for f in dataclasses.fields(cls)) and len(names) > 1
+    get = operator.attrgetter(*names)
+    return lambda obj: (cls, get(obj))
+
+
+def _start_worker() -> None:
+    """In each worker: outcomes go back to the parent with the cheaper reducers."""
+    from multiprocessing.reduction import ForkingPickler
+
+    from tritoncfg.diagnostics import Fix, TritonVerdict
+    from tritoncfg.text.edits import Edit
+
+    for cls in (ModelOutcome, Diagnostic, TritonVerdict, Fix, Edit):
+        ForkingPickler.register(cls, _by_init(cls))
 
 
 def processes(jobs: int | None, models: int) -> int:
@@ -223,7 +261,7 @@ def lint_selected(
     edges = [len(selected) * i // chunks for i in range(chunks + 1)]
     _SHARED = (repositories, selected, job)
     try:
-        with multiprocessing.get_context("fork").Pool(count) as pool:
+        with multiprocessing.get_context("fork").Pool(count, _start_worker) as pool:
             parts = pool.map(_lint_chunk, list(itertools.pairwise(edges)), chunksize=1)
     finally:
         _SHARED = None

@@ -123,6 +123,10 @@ class Workspace:
             {} if alternatives is None else {id(model): alternatives},
         )
 
+    def alternatives_of(self, model: LoadedModel) -> tuple[LoadedModel, ...]:
+        """The alternatives of `model` read so far (none unless a check asked for them)."""
+        return self._alternatives.get(id(model), ())
+
     @property
     def loaded_alternatives(self) -> list[LoadedModel]:
         """The alternatives read so far (their suppression comments apply to their findings)."""

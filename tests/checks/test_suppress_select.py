@@ -149,3 +149,14 @@ def test_per_path_ignores_are_gitignore_style(tmp_path: Path, pattern: str) -> N
     assert sorted(Path(d.path).parent.name for d in result.diagnostics if d.code == "TC903") == [
         "xy"
     ]
+
+
+def test_lint_looks_for_suppressions_where_every_comment_has_its_marker(tmp_path: Path) -> None:
+    """Lint applies suppression comments only to configs holding `SUPPRESSION_MARKER`: each
+    form the comment parser accepts must hold it, and a config holding it is looked at."""
+    from tritoncfg.checks.core import suppress
+    from tritoncfg.lintrun import SUPPRESSION_MARKER
+
+    assert SUPPRESSION_MARKER in suppress._NOQA.pattern
+    config = BATCHING.format(comment=f"  # {SUPPRESSION_MARKER} noqa TC903")
+    assert [c for c, _ in _lint(tmp_path, config) if c == "TC903"] == []

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Protocol
 
 from tritoncfg.record import record
 from tritoncfg.repository.fs import Listing, list_dir
@@ -15,10 +16,10 @@ from tritoncfg.repository.model import (
     ModelDir,
     Repository,
     RepositoryKind,
-    byte_order,
+    byte_key,
 )
 from tritoncfg.repository.scan import ConfigChoice, scan_model
-from tritoncfg.repository.versions import scan_versions
+from tritoncfg.repository.versions import NUMBER_START, scan_versions
 
 _KIND_RANK: dict[RepositoryKind, int] = {"file": 0, "model": 1, "repository": 2}
 
@@ -47,7 +48,10 @@ def _looks_like_model_dir(listing: Listing) -> bool:
     configs = listing.entry(CONFIGS_DIRNAME)
     if (config is not None and config.is_file) or (configs is not None and configs.is_dir):
         return True
-    return bool(scan_versions(tuple(e.name for e in listing.entries if e.is_dir)).numbers)
+    # a version number starts with a digit, after optional C whitespace and sign (`stoll`):
+    # a directory of thousands of models, none of them numeric, is not scanned as versions
+    dirs = tuple(e.name for e in listing.entries if e.is_dir and e.name[:1] in NUMBER_START)
+    return bool(dirs) and bool(scan_versions(dirs).numbers)
 
 
 def _file_target(path: Path) -> _Target:
@@ -87,11 +91,10 @@ def _target(raw: Path | str, config_name: str | None) -> _Target:
 
 
 def _root_issues(
-    root: Path, root_real: Path, listed: Listing | None
+    root: Path, root_real: Path, listing: Listing
 ) -> tuple[tuple[str, ...], list[LayoutIssue]]:
     """The model names of a root (`ModelRepositoryManager::Poll`: every immediate subdirectory)
     and its own issues."""
-    listing = listed if listed is not None else list_dir(root, root_real)
     issues = list(listing.issues)
     for entry in listing.entries:
         if entry.is_file:
@@ -110,7 +113,12 @@ def _issue_key(issue: LayoutIssue) -> tuple[bytes, str, str]:
     return (os.fsencode(str(issue.path)), issue.kind, issue.detail)
 
 
-ScanModel = Callable[[Path, Path, Path, ConfigChoice], tuple[ModelDir, tuple[LayoutIssue, ...]]]
+class ScanModel(Protocol):
+    """`scan_model`, or what answers for it (the lint cache's `ScanReuse`)."""
+
+    def __call__(
+        self, path: Path, root: Path, root_real: Path, choice: ConfigChoice, *, link: bool | None
+    ) -> tuple[ModelDir, tuple[LayoutIssue, ...]]: ...
 
 
 def _build(
@@ -124,29 +132,33 @@ def _build(
 
     root_real = root.resolve()
     listed = next((t.listing for t in targets if t.listing is not None and t.root == root), None)
-    names, root_issues = _root_issues(root, root_real, listed)
+    listing = listed if listed is not None else list_dir(root, root_real)
+    names, root_issues = _root_issues(root, root_real, listing)
+    links = {e.name: e.is_symlink for e in listing.entries}  # an lstat less per model
     picks = [p for t in targets for p in (t.picks or ())]
     if any(t.picks is None for t in targets):
         issues.extend(root_issues)
-        picks = [_Pick(name, ConfigChoice(config_name=config_name)) for name in names] + picks
+        every = ConfigChoice(config_name=config_name)
+        picks = [_Pick(name, every) for name in names] + picks
     else:  # a model or file was named: only what concerns the picked models is reported
         picked = {p.name for p in picks}
         issues.extend(i for i in root_issues if i.model in picked or i.path.name in picked)
 
-    selected: dict[tuple[str, Path], ModelDir] = {}
+    selected: dict[tuple[str, str], ModelDir] = {}  # by name and config (its path's text)
     for pick in picks:
-        model, model_issues = scan_one(root / pick.name, root, root_real, pick.choice)
-        selected.setdefault((model.name, model.config_path), model)
+        link = links.get(pick.name)
+        model, model_issues = scan_one(root / pick.name, root, root_real, pick.choice, link=link)
+        selected.setdefault((model.name, str(model.config_path)), model)
         issues.extend(model_issues)
     chosen = {name for name, _ in selected}
     context = tuple(name for name in names if name not in chosen)
 
     def scan(name: str) -> ModelDir:
-        return scan_model(root / name, root, root_real, ConfigChoice(config_name=config_name))[0]
+        choice = ConfigChoice(config_name=config_name)
+        return scan_model(root / name, root, root_real, choice, link=links.get(name))[0]
 
-    models = tuple(
-        selected[key] for key in sorted(selected, key=lambda k: (byte_order(k[0]), str(k[1])))
-    )
+    order = byte_key(name for name, _ in selected)
+    models = tuple(selected[key] for key in sorted(selected, key=lambda k: (order(k[0]), k[1])))
     return Repository(
         root, kind, models, context, tuple(sorted(set(issues), key=_issue_key)), inputs, scan
     )

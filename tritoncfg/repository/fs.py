@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from tritoncfg.record import record
-from tritoncfg.repository.model import Entry, LayoutIssue, byte_order
+from tritoncfg.repository.model import UNREAD, Entry, LayoutIssue, byte_order, find_entry
 
 
 def within(path: Path, root_real: Path) -> bool:
@@ -24,7 +24,7 @@ class Listing:
     readable: bool
 
     def entry(self, name: str) -> Entry | None:
-        return next((e for e in self.entries if e.name == name), None)
+        return find_entry(self.entries, name)
 
 
 def _symlink_problem(path: Path, root_real: Path, model: str | None) -> LayoutIssue | None:
@@ -42,28 +42,39 @@ def _symlink_problem(path: Path, root_real: Path, model: str | None) -> LayoutIs
     return None
 
 
-def _entry(
+def _link_entry(
     item: os.DirEntry[str], parent: Path, root_real: Path, model: str | None
 ) -> tuple[Entry, LayoutIssue | None]:
-    path = parent / item.name  # cheaper than parsing item.path whole
-    is_symlink = item.is_symlink()
-    if is_symlink:
-        problem = _symlink_problem(path, root_real, model)
-        if problem is not None:
-            outside = problem.kind == "symlink_outside_root"
-            return Entry(item.name, path, False, False, True, None, outside_root=outside), problem
+    """A symlink's entry: what it points to when that is inside the root, else nothing."""
+    problem = _symlink_problem(parent / item.name, root_real, model)
+    if problem is not None:
+        outside = problem.kind == "symlink_outside_root"
+        return Entry(item.name, parent, False, False, True, None, outside_root=outside), problem
+    return _plain_entry(item, parent, True), None
+
+
+def _plain_entry(item: os.DirEntry[str], parent: Path, is_symlink: bool) -> Entry:
     try:
         is_dir = item.is_dir()
-        is_file = item.is_file()
+        is_file = not is_dir and item.is_file()
     except OSError:
         is_dir = is_file = False
-    size: int | None = None
-    if is_file:
-        try:
-            size = item.stat().st_size
-        except OSError:
-            size = None
-    return Entry(item.name, path, is_dir, is_file, is_symlink, size), None
+    return Entry(item.name, parent, is_dir, is_file, is_symlink, UNREAD if is_file else None)
+
+
+def _name(item: os.DirEntry[str]) -> str:
+    return item.name
+
+
+def _byte_key(item: os.DirEntry[str]) -> bytes:
+    return byte_order(item.name)
+
+
+def byte_sort(items: list[os.DirEntry[str]]) -> None:
+    """Sort by the names' bytes, as `std::set<std::string>` does; names all ASCII (the usual
+    listing) sort the same as strings, without encoding each."""
+    if len(items) > 1:
+        items.sort(key=_name if all(item.name.isascii() for item in items) else _byte_key)
 
 
 def list_dir(path: Path, root_real: Path, *, model: str | None = None) -> Listing:
@@ -74,13 +85,17 @@ def list_dir(path: Path, root_real: Path, *, model: str | None = None) -> Listin
     except OSError as error:
         detail = f"cannot list directory: {error.strerror or error}"
         return Listing((), (LayoutIssue("unreadable_dir", path, detail, model),), False)
+    byte_sort(raw)
     entries: list[Entry] = []
     issues: list[LayoutIssue] = []
-    for item in sorted(raw, key=lambda i: byte_order(i.name)):
-        entry, issue = _entry(item, path, root_real, model)
-        entries.append(entry)
-        if issue is not None:
-            issues.append(issue)
+    for item in raw:
+        if item.is_symlink():
+            entry, issue = _link_entry(item, path, root_real, model)
+            if issue is not None:
+                issues.append(issue)
+            entries.append(entry)
+        else:
+            entries.append(_plain_entry(item, path, False))
     return Listing(tuple(entries), tuple(issues), True)
 
 

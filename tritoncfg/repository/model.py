@@ -7,10 +7,10 @@ with its syntax tree and message later.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from tritoncfg.record import record
 
@@ -41,22 +41,55 @@ def byte_order(name: str) -> bytes:
     return os.fsencode(name)
 
 
+def _itself(name: str) -> str:
+    return name
+
+
+def byte_key(names: Iterable[str]) -> Callable[[str], Any]:
+    """The sort key that orders `names` as `byte_order` does: for names all ASCII (the usual
+    case) the name itself, which orders them the same without encoding each."""
+    return _itself if all(name.isascii() for name in names) else byte_order
+
+
+UNREAD = -1  # an `Entry` size not read yet
+
+
 @record(frozen=True)
 class Entry:
     """One top-level item of a directory. A symlink leaving the root is not followed:
     `outside_root` is set and `is_dir`/`is_file` are False."""
 
     name: str
-    path: Path
+    parent: Path  # the directory listed
     is_dir: bool
     is_file: bool
     is_symlink: bool
-    size: int | None  # bytes, for regular files only
+    stat_size: int | None = field(compare=False)  # `size`, or UNREAD
     outside_root: bool = False
+
+    @property
+    def path(self) -> Path:
+        """`parent / name`, built when asked for: most entries are only looked up by name."""
+        return self.parent / self.name
+
+    @property
+    def size(self) -> int | None:
+        """Bytes, for regular files only; read when first asked for (few sizes ever are)."""
+        size = self.stat_size
+        if size == UNREAD:
+            try:
+                size = os.stat(os.path.join(self.parent, self.name)).st_size
+            except OSError:
+                size = None
+            object.__setattr__(self, "stat_size", size)  # a cache: not compared, not hashed
+        return size
 
 
 def find_entry(entries: tuple[Entry, ...], name: str) -> Entry | None:
-    return next((e for e in entries if e.name == name), None)
+    for entry in entries:
+        if entry.name == name:
+            return entry
+    return None
 
 
 @record(frozen=True)
@@ -192,29 +225,34 @@ class ModelDir:
         """Whether `path` is a direct child that discovery listed as no symlink, or did not list
         (it does not exist): either way it resolves inside the model directory, with no syscall.
         """
-        if self.real_path is None or path.parent != self.path:
+        if self.real_path is None:
+            return False
+        # the same text is the same path (another text may still be: the Path comparison decides)
+        if os.path.dirname(path) != str(self.path) and path.parent != self.path:
             return False
         entry = self.entry(path.name)
         return entry is None or not entry.is_symlink
 
-    def _real_config_path(self) -> Path:
+    def _real_config_path(self) -> str:
         path = self.config_path
         if self.real_path is not None and self._plain_child(path):
-            return self.real_path / path.name  # scan checked that real_path is inside the root
+            # scan checked that real_path is inside the root
+            return os.path.join(self.real_path, path.name)
         try:
             real = path.resolve()
         except (OSError, RuntimeError) as error:
             raise RepositoryError(path, f"cannot resolve path: {error}") from error
         if not real.is_relative_to(self.root.resolve()):
             raise RepositoryError(path, "refusing to read outside the repository root")
-        return real
+        return str(real)
 
     def read_config_bytes(self) -> bytes:
         """The selected config file's raw bytes. Raises `RepositoryError`."""
         path = self.config_path
         real = self._real_config_path()
         try:
-            return real.read_bytes()
+            with open(real, "rb") as handle:
+                return handle.read()
         except OSError as error:
             reason = f"failed to open text file for read: {error.strerror or error}"
             raise RepositoryError(path, reason) from error

@@ -88,17 +88,16 @@ def unchanged(recorded: Signature, trusted_before: int) -> bool:
 def _entries_json(entries: tuple[Entry, ...], parent: Path | None) -> list[Any]:
     """Rows without the path where it is `parent/name` (as listing makes it): rebuilding each
     path from its parent is the most of reading a scan back."""
-    prefix = None if parent is None else f"{parent}{os.sep}"
     return [
         [e.name, e.is_dir, e.is_file, e.is_symlink, e.size, e.outside_root,
-         None if prefix is not None and str(e.path) == prefix + e.name else str(e.path)]
+         None if e.parent is parent or e.parent == parent else str(e.path)]
         for e in entries
     ]  # fmt: skip
 
 
 def _entries(rows: list[Any], parent: Path | None) -> tuple[Entry, ...]:
     return tuple(
-        Entry(n, parent / n if p is None and parent is not None else Path(p), d, f, s, z, o)
+        Entry(n, parent if p is None and parent is not None else Path(p).parent, d, f, s, z, o)
         for n, d, f, s, z, o, p in rows
     )
 
@@ -128,19 +127,24 @@ def encode(model: ModelDir, issues: tuple[LayoutIssue, ...]) -> dict[str, Any]:
 
 
 class _Paths:
-    """The paths of one scan that its listing holds already (subdirectories, the config),
-    taken from there rather than built again."""
+    """The paths of one scan's subdirectories (the detection and version directories), each
+    made once from the model directory's path rather than parsed again."""
 
-    def __init__(self, path: str, entries: tuple[Entry, ...]) -> None:
+    def __init__(self, path: Path, text: str) -> None:
         self.path = path
-        self.by_name = {e.name: e.path for e in entries}
+        self.text = text
+        self.made: dict[str, Path] = {}
 
     def __call__(self, value: str | None) -> Path | None:
         if value is None:
             return None
         parent, _, name = value.rpartition(os.sep)
-        known = self.by_name.get(name) if parent == self.path else None
-        return known if known is not None else Path(value)
+        if parent != self.text or not name:
+            return Path(value)
+        made = self.made.get(name)
+        if made is None:
+            made = self.made[name] = self.path / name
+        return made
 
 
 @functools.lru_cache(maxsize=16)
@@ -153,7 +157,7 @@ def decode(data: dict[str, Any]) -> tuple[ModelDir, tuple[LayoutIssue, ...]]:
      detection, detection_entries, versions, ignored, warmup, initial, real) = data["model"]  # fmt: skip
     model_path = Path(path)
     listed = _entries(entries, model_path)
-    known = _Paths(path, listed)
+    known = _Paths(model_path, path)
     detection_dir = known(detection)
     model = ModelDir(
         name, model_path, _root(root), accessible, known(config) or Path(config),
@@ -185,7 +189,7 @@ class ScanReuse:
         return None if model is None else self._signatures.get(f"{model.path}\0{model.config_path}")
 
     def __call__(
-        self, path: Path, root: Path, root_real: Path, choice: ConfigChoice
+        self, path: Path, root: Path, root_real: Path, choice: ConfigChoice, *, link: bool | None
     ) -> tuple[ModelDir, tuple[LayoutIssue, ...]]:
         key = f"{path}\0{choice.explicit}\0{choice.config_name}"
         old = self.previous.get(key)
@@ -199,7 +203,7 @@ class ScanReuse:
                     return found
             except (KeyError, TypeError, ValueError):
                 pass  # a damaged record: scanned again
-        model, issues = scan_model(path, root, root_real, choice)
+        model, issues = scan_model(path, root, root_real, choice, link=link)
         recorded = signature(model)
         if recorded is not None:
             self.now[key] = {**encode(model, issues), "signature": recorded}

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import field
 from pathlib import Path
 
@@ -31,27 +32,39 @@ class ConfigChoice:
 
 @record
 class _Lister:
-    """Lists each directory once and collects the issues met on the way."""
+    """Lists each directory once and collects the issues met on the way; the subdirectories of
+    the model directory get their paths here, once each."""
 
     root_real: Path
-    model: str
+    path: Path  # the model directory
+    model: str  # its name
     issues: list[LayoutIssue] = field(default_factory=list)
-    cache: dict[str, Listing] = field(default_factory=dict)  # by path (a Path hashes slowly)
+    cache: dict[str, Listing] = field(default_factory=dict)  # by name ("": the model directory)
+    paths: dict[str, Path] = field(default_factory=dict)  # the subdirectories' paths, by name
 
-    def __call__(self, path: Path) -> Listing:
-        key = str(path)
-        if key not in self.cache:
+    def sub(self, name: str) -> Path:
+        """The path of the model directory's child `name`."""
+        path = self.paths.get(name)
+        if path is None:
+            path = self.paths[name] = self.path / name
+        return path
+
+    def __call__(self, name: str) -> Listing:
+        """The listing of the model directory's child `name` ("": of the model directory)."""
+        listing = self.cache.get(name)
+        if listing is None:
+            path = self.sub(name) if name else self.path
             listing = list_dir(path, self.root_real, model=self.model)
-            self.cache[key] = listing
+            self.cache[name] = listing
             self.issues.extend(listing.issues)
-        return self.cache[key]
+        return listing
 
     def files(self, listing: Listing, name: str) -> tuple[Entry, ...]:
         """The regular files (with their sizes) of the subdirectory `name`, if it is one."""
         entry = listing.entry(name)
         if entry is None or not entry.is_dir:
             return ()
-        return tuple(e for e in self(entry.path).entries if e.is_file)
+        return tuple(e for e in self(name).entries if e.is_file)
 
 
 def _inaccessible(path: Path, root: Path) -> ModelDir:
@@ -95,42 +108,53 @@ def _select_config(
     return path / CONFIG_FILENAME, None, entry is not None and entry.is_file
 
 
+def _child_of(path: Path, root: Path) -> bool:
+    # the same text is the same path (another text may still be: the Path comparison decides)
+    return str(path).rpartition(os.sep)[0] == str(root) or path.parent == root
+
+
 def scan_model(
-    path: Path, root: Path, root_real: Path, choice: ConfigChoice
+    path: Path, root: Path, root_real: Path, choice: ConfigChoice, *, link: bool | None = None
 ) -> tuple[ModelDir, tuple[LayoutIssue, ...]]:
-    """Everything discovery knows about one model directory, and the issues found."""
-    lister = _Lister(root_real, path.name)
+    """Everything discovery knows about one model directory, and the issues found. `link`:
+    whether `path` is a symlink, where the caller knows it (from the root's listing)."""
+    name = path.name
+    lister = _Lister(root_real, path, name)
     try:
-        # a plain (non-link) child of the root is where the root is: one lstat, not a realpath
-        plain = path.parent == root and not path.is_symlink()
-        real_path = root_real / path.name if plain else path.resolve()
-        inside = within(real_path, root_real)
+        # a plain (non-link) child of the root is where the root is, inside it: one lstat, not a
+        # realpath (and where the root is no link either, it is its own real path)
+        if _child_of(path, root) and not (path.is_symlink() if link is None else link):
+            real_path = path if root_real == root else root_real / name
+        else:
+            real_path = path.resolve()
+            if not within(real_path, root_real):
+                return _inaccessible(path, root), ()  # the link itself is reported by the root
     except (OSError, RuntimeError):
-        inside = False
-    if not inside:  # the link itself is reported by the root listing
         return _inaccessible(path, root), ()
-    listing = lister(path)
+    listing = lister("")
     if not listing.readable:
         return _inaccessible(path, root), tuple(lister.issues)
 
-    # the listing's own paths of the subdirectories: building each again costs more than a stat
-    dirs = {e.name: e.path for e in listing.entries if e.is_dir}
-    subdirs = tuple(dirs)  # already byte-sorted
-    detection_dir = dirs[subdirs[0]] if subdirs else None
-    detection_entries = lister(detection_dir).entries if detection_dir is not None else ()
+    subdirs = tuple([e.name for e in listing.entries if e.is_dir])  # already byte-sorted
+    if subdirs:
+        detection_dir: Path | None = lister.sub(subdirs[0])
+        detection_entries = lister(subdirs[0]).entries
+    else:
+        detection_dir, detection_entries = None, ()
 
     scan = scan_versions(subdirs)
     versions = tuple(
-        Version(number, names[0], dirs[names[0]], lister(dirs[names[0]]).entries, names[1:])
-        for number, names in scan.numbers.items()
+        [
+            Version(number, names[0], lister.sub(names[0]), lister(names[0]).entries, names[1:])
+            for number, names in scan.numbers.items()
+        ]
     )
 
-    configs_dir = dirs.get(CONFIGS_DIRNAME)
-    configs = lister(configs_dir) if configs_dir is not None else None
-    alternatives = tuple(
-        e.path
-        for e in (configs.entries if configs else ())
-        if e.is_file and e.name.endswith(".pbtxt")
+    configs = lister(CONFIGS_DIRNAME) if CONFIGS_DIRNAME in subdirs else None
+    alternatives = (
+        tuple([e.path for e in configs.entries if e.is_file and e.name.endswith(".pbtxt")])
+        if configs is not None
+        else ()
     )
     config_path, config_name, config_exists = _select_config(path, listing, configs, choice, lister)
     if not config_exists:
@@ -138,25 +162,12 @@ def scan_model(
             f"no config file '{config_path.name}': Triton auto-completes an empty config, "
             "or fails in strict mode (--disable-auto-complete-config)"
         )
-        lister.issues.append(LayoutIssue("missing_config", config_path, detail, path.name))
+        lister.issues.append(LayoutIssue("missing_config", config_path, detail, name))
 
     model = ModelDir(
-        name=path.name,
-        path=path,
-        root=root,
-        accessible=True,
-        config_path=config_path,
-        config_name=config_name,
-        config_exists=config_exists,
-        alternative_configs=alternatives,
-        entries=listing.entries,
-        subdirs_sorted=subdirs,
-        detection_dir=detection_dir,
-        detection_entries=detection_entries,
-        versions=versions,
-        ignored_version_dirs=scan.ignored,
-        warmup_entries=lister.files(listing, WARMUP_DIRNAME),
-        initial_state_entries=lister.files(listing, INITIAL_STATE_DIRNAME),
-        real_path=real_path,
-    )
+        name, path, root, True, config_path, config_name, config_exists, alternatives,
+        listing.entries, subdirs, detection_dir, detection_entries, versions, scan.ignored,
+        lister.files(listing, WARMUP_DIRNAME), lister.files(listing, INITIAL_STATE_DIRNAME),
+        real_path,
+    )  # fmt: skip
     return model, tuple(lister.issues)

@@ -8,6 +8,7 @@ from tritoncfg.repository.model import (
     INITIAL_STATE_DIRNAME,
     WARMUP_DIRNAME,
     IgnoredDir,
+    byte_key,
     byte_order,
 )
 
@@ -19,6 +20,7 @@ SKIPPED_DIRS = frozenset({WARMUP_DIRNAME, INITIAL_STATE_DIRNAME, CONFIGS_DIRNAME
 
 _C_SPACE = " \t\n\v\f\r"  # isspace() in the "C" locale
 _DIGITS = "0123456789"  # strtoll accepts ASCII digits only
+NUMBER_START = frozenset(_C_SPACE + "+-" + _DIGITS)  # the first character of any `stoll` number
 
 
 class StollInvalidArgument(ValueError):
@@ -32,6 +34,11 @@ class StollOutOfRange(ValueError):
 def stoll(text: str) -> int:
     """`std::stoll(text)` in base 10: leading C whitespace, an optional sign, then the
     longest run of digits; trailing junk is ignored (`"1abc"` → 1, `"7.5"` → 7)."""
+    if text.isascii() and text.isdigit():  # digits only (the usual version directory)
+        value = int(text)
+        if value > INT64_MAX:
+            raise StollOutOfRange(text)
+        return value
     rest = text.lstrip(_C_SPACE)
     sign = 1
     if rest[:1] in ("+", "-"):
@@ -82,9 +89,15 @@ def _ignored(name: str, cause: str) -> IgnoredDir:
 
 def scan_versions(subdirs: tuple[str, ...]) -> VersionScan:
     """Apply `VersionsToLoad` to subdirectory names (in any order; the result is deterministic)."""
+    if len(subdirs) == 1:  # the usual model: one version directory, `1/`
+        (name,) = subdirs
+        if name.isascii() and name.isdigit() and (name[0] != "0" or len(name) == 1):
+            number = int(name)
+            if number <= INT64_MAX:
+                return VersionScan({number: (name,)}, ())
     found: dict[int, list[str]] = {}
     ignored: list[IgnoredDir] = []
-    for name in sorted(subdirs, key=byte_order):
+    for name in sorted(subdirs, key=byte_key(subdirs)) if len(subdirs) > 1 else subdirs:
         if name in SKIPPED_DIRS:
             continue
         if len(name) > 1 and name[0] == "0":
@@ -102,6 +115,8 @@ def scan_versions(subdirs: tuple[str, ...]) -> VersionScan:
     numbers = {
         # The directory named exactly like the number is the one Triton loads from.
         number: tuple(sorted(names, key=lambda n: (n != str(number), byte_order(n))))
+        if len(names) > 1
+        else tuple(names)
         for number, names in sorted(found.items())
     }
     return VersionScan(numbers, tuple(ignored))
