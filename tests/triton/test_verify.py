@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import pytest
 from conftest import ROOT, TritonEnv
 from lintkit import make_model
 
+from tritoncfg.triton.load import ServerDied, load_model
 from tritoncfg.triton.locate import locate_server
 from tritoncfg.triton.process import ServerStartError, TritonServer
 
@@ -237,3 +239,23 @@ def test_start_failure_shows_the_log(triton_env: TritonEnv, tmp_path: Path) -> N
     with pytest.raises(ServerStartError, match=r"failed to stat file .*no-such-repository"):
         TritonServer.start(distribution, tmp_path / "no-such-repository", tmp_path)
     assert time.monotonic() - started < 30  # told by its log, not by the start timeout
+
+
+def test_a_server_that_dies_during_a_load_is_noticed_at_once(
+    triton_env: TritonEnv, tmp_path: Path
+) -> None:
+    # The load request would otherwise wait out its whole timeout (10 minutes) when tritonserver
+    # dies under it and the python stub it started keeps the connection (seen in CI).
+    slow = "import time\nclass TritonPythonModel:\n    def initialize(self, args):\n        time.sleep(30)\n"
+    make_model(tmp_path / "repo", "slow", 'backend: "python"\n' + IO, files={"1/model.py": slow})
+    server = triton_env.start_or_skip(tmp_path / "repo", tmp_path / "work")
+    try:
+        killer = threading.Timer(3.0, os.kill, (server.process.pid, signal.SIGKILL))
+        killer.start()
+        started = time.monotonic()
+        with pytest.raises(ServerDied, match="tritonserver exited while loading 'slow'"):
+            load_model(server, "slow")
+        assert time.monotonic() - started < 15  # not the 30 s the model takes, nor the timeout
+    finally:
+        killer.cancel()
+        server.stop()

@@ -4,6 +4,7 @@ API's answer and the log lines that name the model (see logs.py for why both are
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections.abc import Callable
 from contextlib import suppress
@@ -15,6 +16,7 @@ from tritoncfg.triton.rest import TritonHTTPError
 
 LOG_SETTLE_SECONDS = 1.0  # the log line can trail the API's answer by a little
 DEFAULT_LOAD_TIMEOUT = 600.0
+WATCH_SECONDS = 0.25  # how often a load looks whether the server still runs
 
 
 class ServerDied(Exception):
@@ -89,7 +91,7 @@ def load_model(
     started = time.monotonic()
     api_error: str | None = None
     try:
-        server.http.load(model, timeout=timeout)
+        _watched_load(server, model, timeout)
     except TritonHTTPError as error:
         if error.status == 0 and not server.alive:
             raise ServerDied(f"tritonserver exited while loading '{model}'") from None
@@ -105,6 +107,28 @@ def load_model(
     if api_error is not None and not errors:
         errors = (TritonError("LOAD", _api_reason(api_error)),)
     return LoadOutcome(model, api_error is None, errors, api_error, tuple(events), seconds)
+
+
+def _watched_load(server: TritonServer, model: str, timeout: float) -> None:
+    """`server.http.load`, given up as soon as the server exits: a tritonserver that dies
+    during a load can leave its connection open (a backend stub still holds it), and the request
+    would wait out its whole timeout. Raises ServerDied, or what the request raised."""
+    raised: list[BaseException] = []
+
+    def request() -> None:
+        try:
+            server.http.load(model, timeout=timeout)
+        except BaseException as error:  # handed to the caller's thread
+            raised.append(error)
+
+    worker = threading.Thread(target=request, name=f"load {model}", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(WATCH_SECONDS)
+        if worker.is_alive() and not server.alive:
+            raise ServerDied(f"tritonserver exited while loading '{model}'")
+    if raised:
+        raise raised[0]
 
 
 def _settled(model: str, lines: list[str], loaded: bool) -> bool:
