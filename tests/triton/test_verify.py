@@ -186,6 +186,11 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+def _default_signals() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_interrupt_stops_the_server(
     triton_env: TritonEnv, tmp_path: Path, sig: signal.Signals
@@ -201,6 +206,9 @@ def test_interrupt_stops_the_server(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # a shell that runs the tests in the background ignores SIGINT, and the child would
+        # inherit that (Python then installs no KeyboardInterrupt handler): as from a terminal
+        preexec_fn=_default_signals,
     )
     try:
         deadline = time.monotonic() + 60
