@@ -296,7 +296,8 @@ class _Graph:
             return
         m = step.model_name
         by_name = {t.name: t for t in reversed(config.output)}  # the first of a duplicated name
-        for key, value in map_items(self.model, i, "output_map", step.output_map):
+        entries = map_items(self.model, i, "output_map", step.output_map)
+        for key, value in entries:
             if key not in by_name:
                 self.problem(
                     StepProblem.UNKNOWN_OUTPUT,
@@ -307,7 +308,7 @@ class _Graph:
                     f"output {key} in model {m}",
                 )
         batching = config.max_batch_size > 0
-        for key, value in map_items(self.model, i, "output_map", step.output_map):
+        for key, value in entries:
             t = by_name.get(key)
             if t is not None:
                 role = f"output '{key}' of model '{m}' (step {i})"
