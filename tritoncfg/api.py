@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import field
+from functools import partial
 from pathlib import Path
 
 from tritoncfg.checks import LintOptions
@@ -23,9 +24,22 @@ from tritoncfg.cloud.url import is_cloud
 from tritoncfg.diagnostics import Diagnostic, Severity
 from tritoncfg.lintcache import LintCache
 from tritoncfg.lintoptions import LintOverrides, LintSetup, OptionError, lint_setup
-from tritoncfg.lintrun import LintJob, Selected, SourceTexts, lint_selected
+from tritoncfg.lintrun import (
+    Linter,
+    LintJob,
+    ModelOutcome,
+    Selected,
+    SourceTexts,
+    Unscanned,
+    lint_selected,
+    lint_unscanned,
+    processes,
+    with_routed,
+)
 from tritoncfg.record import record
-from tritoncfg.repository import ModelDir, Repository, discover_many
+from tritoncfg.repository import ModelDir, Repository
+from tritoncfg.repository.discover import RootPlan, plan_many
+from tritoncfg.repository.scan import scan_model
 from tritoncfg.settings import SettingsError, load_settings, project_repository
 from tritoncfg.text import ParsedConfig, parse
 from tritoncfg.workspace import LoadedModel, Workspace, add_dependents, load_model
@@ -196,8 +210,19 @@ def _lint(
     replayed = cache.replay() if cache is not None else None
     if replayed is not None:
         return LintResult(**replayed, replayed=True)
-    repositories = discover_many(
-        items, config_name=options.config_name, **({"scan_one": cache.scans} if cache else {})
+    plans = plan_many(items, config_name=options.config_name)
+    if cache is None and _pools_scans(plans, job):
+        models = [
+            Unscanned(i, pick, not filters.excluded(plan.path(pick)))
+            for i, plan in enumerate(plans)
+            for pick in plan.picks
+        ]
+        count = processes(jobs, sum(m.lint for m in models))
+        if count > 1:
+            return _lint_scanning(plans, models, job, count)
+    scan_one = cache.scans if cache is not None else scan_model
+    repositories = tuple(
+        plan.repository(plan.scan(pick, scan_one) for pick in plan.picks) for plan in plans
     )
     if cache is not None and any(_holds(r.root, cache.directory) for r in repositories):
         cache = None  # in a repository, Triton would poll the cache directory as a model
@@ -217,25 +242,78 @@ def _lint(
         todo = [s for s, outcome in zip(selected, outcomes, strict=True) if outcome is None]
         fresh = iter(lint_selected(repositories, todo, job, jobs))
         done = [outcome if outcome is not None else next(fresh) for outcome in outcomes]
-    found = [*job.finish(unrouted), *(d for o in done for d in o.diagnostics)]
-    diagnostics = sort_diagnostics(found)
-    linted = [(s, o) for s, o in zip(selected, done, strict=True) if o.linted]
-    sources = SourceTexts()
-    for outcome in done:
-        sources.update(outcome.sources)
-    result = LintResult(
-        diagnostics,
-        files=len(linted),
-        models=len(selected),
-        sources=sources,
-        file_paths=[str(s.dir.config_path) for s, _ in linted],
-        relinted=[s.dir.name for s in todo],
-    )
+    file_paths = [str(s.dir.config_path) for s, o in zip(selected, done, strict=True) if o.linted]
+    result = _result(job, unrouted, done, file_paths, [s.dir.name for s in todo])
     if cache is not None:
         fields = ("diagnostics", "files", "models", "sources", "file_paths", "relinted")
         recorded = {name: getattr(result, name) for name in fields}
         cache.store(repositories, zip(selected, done, strict=True), {**recorded, "relinted": []})
     return result
+
+
+def _pools_scans(plans: list[RootPlan], job: LintJob) -> bool:
+    """Whether the pool may scan the models too: repositories given whole (their models all
+    linted in name order), no config text given for a file, no GPU memory total (it reads every
+    config in one place)."""
+    return (
+        all(plan.whole for plan in plans) and not job.overrides and (job.options.gpu_memory is None)
+    )
+
+
+def _lint_scanning(
+    plans: list[RootPlan], models: list[Unscanned], job: LintJob, count: int
+) -> LintResult:
+    """`_lint` of whole repositories by a pool that scans as it lints (`lint_unscanned`): the
+    same findings, in the same order."""
+    repositories, scanned = lint_unscanned(plans, models, job, count)
+    linted = [(m, s) for m, s in zip(models, scanned, strict=True) if s.outcome is not None]
+    paths = [plans[m.plan].path(m.pick) for m, _ in linted]
+    unrouted, routed = _route_paths(_repository_findings(repositories, job, []), paths)
+    relinter: list[Linter] = []
+
+    def relint(model: Unscanned, found: tuple[Diagnostic, ...]) -> ModelOutcome:
+        if not relinter:
+            relinter.append(Linter(repositories, job, []))
+        directory = plans[model.plan].scan(model.pick)[0]
+        workspace = relinter[0].workspace
+        loaded = workspace.adopt(directory, repositories[model.plan])
+        return relinter[0].outcome(loaded, found)
+
+    done = [
+        with_routed(s.outcome, found, partial(relint, m, found), job)
+        for (m, s), found in zip(linted, routed, strict=True)
+        if s.outcome is not None
+    ]
+    return _result(
+        job,
+        unrouted,
+        done,
+        [s.config_path for (_, s), o in zip(linted, done, strict=True) if o.linted],
+        [m.pick.name for m, _ in linted],
+    )
+
+
+def _result(
+    job: LintJob,
+    unrouted: list[Diagnostic],
+    done: list[ModelOutcome],
+    file_paths: list[str],
+    relinted: list[str],
+) -> LintResult:
+    """The result of a lint, from the repository findings of no model and each model's
+    outcome (`file_paths`: the configs read and parsed)."""
+    found = [*job.finish(unrouted), *(d for o in done for d in o.diagnostics)]
+    sources = SourceTexts()
+    for outcome in done:
+        sources.update(outcome.sources)
+    return LintResult(
+        sort_diagnostics(found),
+        files=len(file_paths),
+        models=len(done),
+        sources=sources,
+        file_paths=file_paths,
+        relinted=relinted,
+    )
 
 
 def _holds(root: Path, directory: Path) -> bool:
@@ -285,10 +363,21 @@ def _route(
 ) -> tuple[list[Diagnostic], list[Selected]]:
     """Repository findings inside a selected model's directory go with that model (its
     config's file-level suppression comments apply to them); the others stay apart."""
+    unrouted, routed = _route_paths(found, [model.path for _, model in chosen])
+    selected = [
+        Selected(model, repository, routed[i]) for i, (repository, model) in enumerate(chosen)
+    ]
+    return unrouted, selected
+
+
+def _route_paths(
+    found: list[Diagnostic], paths: list[Path]
+) -> tuple[list[Diagnostic], list[tuple[Diagnostic, ...]]]:
+    """The findings of no model directory, and those inside each of `paths`."""
     if not found:
-        return [], [Selected(model, repository) for repository, model in chosen]
-    index = {model.path: i for i, (_, model) in enumerate(chosen)}
-    routed: list[list[Diagnostic]] = [[] for _ in chosen]
+        return [], [()] * len(paths)
+    index = {path: i for i, path in enumerate(paths)}
+    routed: list[list[Diagnostic]] = [[] for _ in paths]
     unrouted = []
     for diagnostic in found:
         path = Path(diagnostic.path)
@@ -297,11 +386,7 @@ def _route(
             unrouted.append(diagnostic)
         else:
             routed[owner].append(diagnostic)
-    selected = [
-        Selected(model, repository, tuple(routed[i]))
-        for i, (repository, model) in enumerate(chosen)
-    ]
-    return unrouted, selected
+    return unrouted, [tuple(r) for r in routed]
 
 
 def format(text: str) -> str:

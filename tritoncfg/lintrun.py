@@ -16,7 +16,7 @@ import operator
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from tritoncfg.checks.core.context import CheckContext, LintOptions
 from tritoncfg.checks.core.engine import check_model
@@ -27,12 +27,14 @@ from tritoncfg.checks.core.selection import PathFilters, RuleSelection
 from tritoncfg.checks.core.suppress import UNUSED, apply_suppressions
 from tritoncfg.diagnostics import Diagnostic, Severity
 from tritoncfg.record import record
-from tritoncfg.repository import ModelDir, Repository
+from tritoncfg.repository import LayoutIssue, ModelDir, Repository
+from tritoncfg.repository.discover import Pick, RootPlan
 from tritoncfg.workspace import LoadedModel, Workspace, load_model
 
 POOL_MIN_MODELS = 300  # below this, starting processes costs more than it saves
 # every suppression comment holds it (`# tritoncfg: noqa ...`; suppress.py's `_NOQA`)
 SUPPRESSION_MARKER = "tritoncfg:"
+T = TypeVar("T")
 CHUNKS_PER_PROCESS = 8  # small chunks even out models of uneven cost (and the parent's reading)
 
 
@@ -222,7 +224,7 @@ def _start_worker() -> None:
     from tritoncfg.diagnostics import Fix, TritonVerdict
     from tritoncfg.text.edits import Edit
 
-    for cls in (ModelOutcome, Diagnostic, TritonVerdict, Fix, Edit):
+    for cls in (ModelOutcome, ScannedOutcome, Diagnostic, TritonVerdict, Fix, Edit):
         ForkingPickler.register(cls, _by_init(cls))
 
 
@@ -244,6 +246,17 @@ def processes(jobs: int | None, models: int) -> int:
     return min(jobs, models) if "fork" in multiprocessing.get_all_start_methods() else 1
 
 
+def _in_pool(count: int, work: Callable[[tuple[int, int]], list[T]], size: int) -> list[T]:
+    """`work` over `size` items, in chunks, by `count` forked processes; the results in order."""
+    import multiprocessing
+
+    chunks = min(size, count * CHUNKS_PER_PROCESS)
+    edges = [size * i // chunks for i in range(chunks + 1)]
+    with multiprocessing.get_context("fork").Pool(count, _start_worker) as pool:
+        parts = pool.map(work, list(itertools.pairwise(edges)), chunksize=1)
+    return [item for part in parts for item in part]
+
+
 def lint_selected(
     repositories: tuple[Repository, ...],
     selected: Sequence[Selected],
@@ -254,15 +267,89 @@ def lint_selected(
     count = processes(jobs, len(selected))
     if count == 1:
         return _lint_serial(repositories, selected, job)
-    import multiprocessing
-
     global _SHARED
-    chunks = min(len(selected), count * CHUNKS_PER_PROCESS)
-    edges = [len(selected) * i // chunks for i in range(chunks + 1)]
     _SHARED = (repositories, selected, job)
     try:
-        with multiprocessing.get_context("fork").Pool(count, _start_worker) as pool:
-            parts = pool.map(_lint_chunk, list(itertools.pairwise(edges)), chunksize=1)
+        return _in_pool(count, _lint_chunk, len(selected))
     finally:
         _SHARED = None
-    return [outcome for part in parts for outcome in part]
+
+
+@record(frozen=True)
+class Unscanned:
+    """A model of a repository given whole, not scanned yet: its root's plan and its pick.
+    `lint`: False for one that path filters exclude (scanned for its layout issues only)."""
+
+    plan: int  # index in the plans
+    pick: Pick
+    lint: bool
+
+
+@record
+class ScannedOutcome:
+    """What a pool worker found of one `Unscanned` model."""
+
+    issues: tuple[LayoutIssue, ...]  # its directory's layout issues
+    outcome: ModelOutcome | None  # None: not linted
+    config_path: str
+
+
+# what the forked workers of `lint_unscanned` inherit: (plans, models, job)
+_PLANNED: tuple[Sequence[RootPlan], Sequence[Unscanned], LintJob] | None = None
+
+
+def _scan_and_lint_chunk(bounds: tuple[int, int]) -> list[ScannedOutcome]:
+    global _WORKER
+    assert _PLANNED is not None
+    plans, models, job = _PLANNED
+    if _WORKER is None:
+        _WORKER = Linter(tuple(plan.unscanned() for plan in plans), job, [])
+    linter = _WORKER
+    found = []
+    for model in models[bounds[0] : bounds[1]]:
+        directory, issues = plans[model.plan].scan(model.pick)
+        outcome = None
+        if model.lint:
+            repository = linter.workspace.repositories[model.plan]
+            outcome = linter.outcome(linter.workspace.adopt(directory, repository), ())
+            # the texts are those on disk (no overrides here): the parent reads the few whose
+            # findings it shows, instead of receiving them all
+            outcome.sources = SourceTexts(on_disk=outcome.sources)
+        found.append(ScannedOutcome(issues, outcome, str(directory.config_path)))
+    return found
+
+
+def lint_unscanned(
+    plans: Sequence[RootPlan], models: Sequence[Unscanned], job: LintJob, count: int
+) -> tuple[tuple[Repository, ...], list[ScannedOutcome]]:
+    """Scan and lint repositories given whole by `count` processes, each model scanned by the
+    process that lints it (discovery, a fifth of a lint, is shared too). The repositories come
+    back with every layout issue and their models unscanned (repository rules read the issues
+    only). The outcomes have no repository findings: the caller routes them (`with_routed`)."""
+    global _PLANNED
+    _PLANNED = (plans, models, job)
+    try:
+        scanned = _in_pool(count, _scan_and_lint_chunk, len(models))
+    finally:
+        _PLANNED = None
+    issues: list[list[LayoutIssue]] = [[] for _ in plans]
+    for model, found in zip(models, scanned, strict=True):
+        issues[model.plan].extend(found.issues)
+    repositories = tuple(plan.unscanned(found) for plan, found in zip(plans, issues, strict=True))
+    return repositories, scanned
+
+
+def with_routed(
+    outcome: ModelOutcome,
+    routed: Sequence[Diagnostic],
+    relint: Callable[[], ModelOutcome],
+    job: LintJob,
+) -> ModelOutcome:
+    """A model's outcome with the repository findings inside its directory added, as if they
+    had been linted with it: where its config holds suppression comments, they apply to them
+    too, and the model is linted again (`relint`) to apply them to all its findings at once."""
+    if not routed:
+        return outcome
+    if any(SUPPRESSION_MARKER in source for source in outcome.sources.values()):
+        return relint()
+    return replace(outcome, diagnostics=[*job.finish(routed), *outcome.diagnostics])

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scalekit import model_name, write_repository
+import pytest
+from scalekit import config, model_name, write_repository
 
+import tritoncfg.api
 from tritoncfg.api import lint
+from tritoncfg.checks.core.selection import PathFilters
 from tritoncfg.lintrun import POOL_MIN_MODELS, processes
 
 MODELS = 320
@@ -46,6 +49,51 @@ def test_pool_output_is_the_serial_output(tmp_path: Path) -> None:
     assert serial.models == MODELS + 2
     everything = ["a_limited", *(model_name(i) for i in range(MODELS)), "z_limited"]
     assert sorted(pooled.relinted) == sorted(serial.relinted) == everything
+
+
+def test_the_pool_that_scans_gives_the_serial_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A repository given whole is scanned by the workers as they lint: the repository
+    findings inside a model directory still go with that model (its suppression comments apply
+    to them), an excluded model's layout issues are still reported, and the root's own."""
+    root = write_repository(tmp_path / "repo", MODELS)
+    outside = tmp_path / "outside.onnx"
+    outside.write_bytes(b"not a model")
+    for index in (3, 22):  # 22: its config suppresses TC102 for the whole file
+        (root / model_name(index) / "1" / "model.onnx").symlink_to(outside)
+    (root / model_name(22) / "config.pbtxt").write_text(
+        "# tritoncfg: noqa-file TC102\n" + config(22, MODELS), encoding="utf-8"
+    )
+    (root / model_name(5) / "1" / "model.onnx").symlink_to(outside)  # excluded below
+    (root / ".ipynb_checkpoints").mkdir()
+    filters = PathFilters(base=root, exclude=(f"{model_name(5)}/",))
+    pooled_by_scanning = []
+    scanning = tritoncfg.api._lint_scanning
+    monkeypatch.setattr(
+        tritoncfg.api,
+        "_lint_scanning",
+        lambda *args: pooled_by_scanning.append(True) or scanning(*args),
+    )
+
+    serial = lint(root, filters=filters, jobs=1)
+    pooled = lint(root, filters=filters, jobs=2)
+
+    assert pooled_by_scanning == [True]  # the pool that scans ran, the serial lint did not
+    symlinks = [Path(d.path).parent.parent.name for d in serial.diagnostics if d.code == "TC102"]
+    # 22's is suppressed by its config (found by the repository rules, routed to the model);
+    # the excluded model's is reported all the same
+    assert sorted(symlinks) == [model_name(3), model_name(5)]
+    assert any(d.code == "TC101" for d in serial.diagnostics)
+    assert model_name(5) not in serial.relinted
+    assert any(d.code == "TC203" for d in serial.diagnostics)  # the models were linted
+    assert pooled.diagnostics == serial.diagnostics
+    assert pooled.sources == serial.sources
+    assert pooled.file_paths == serial.file_paths
+    # every model but the excluded, and the hidden directory (a model to Triton), without config
+    expected = (MODELS - 1, MODELS)
+    assert (pooled.files, pooled.models) == (serial.files, serial.models) == expected
+    assert pooled.relinted == serial.relinted
 
 
 def test_the_pool_starts_only_for_large_repositories() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from dataclasses import field
 from pathlib import Path
 from typing import Protocol
 
@@ -25,7 +26,9 @@ _KIND_RANK: dict[RepositoryKind, int] = {"file": 0, "model": 1, "repository": 2}
 
 
 @record(frozen=True)
-class _Pick:
+class Pick:
+    """A model directory to scan, by name, and which config it uses."""
+
     name: str
     choice: ConfigChoice
 
@@ -37,7 +40,7 @@ class _Target:
     root: Path
     kind: RepositoryKind
     input: Path
-    picks: tuple[_Pick, ...] | None
+    picks: tuple[Pick, ...] | None
     issues: tuple[LayoutIssue, ...] = ()
     listing: Listing | None = None  # the root's, when it was listed already (listed once)
 
@@ -70,9 +73,9 @@ def _file_target(path: Path) -> _Target:
             "<name>.pbtxt'; this file is checked as the config of its directory"
         )
         issue = LayoutIssue("unconventional_config_file", path, detail, model_dir.name)
-        pick = _Pick(model_dir.name, ConfigChoice(explicit=path))
+        pick = Pick(model_dir.name, ConfigChoice(explicit=path))
         return _Target(model_dir.parent, "file", path, (pick,), (issue,))
-    pick = _Pick(model_dir.name, ConfigChoice(explicit=path))
+    pick = Pick(model_dir.name, ConfigChoice(explicit=path))
     return _Target(model_dir.parent, "file", path, (pick,))
 
 
@@ -83,7 +86,7 @@ def _target(raw: Path | str, config_name: str | None) -> _Target:
     if path.is_dir():
         listing = list_dir(path, path.resolve())
         if path.parent != path and _looks_like_model_dir(listing):
-            pick = _Pick(path.name, ConfigChoice(config_name=config_name))
+            pick = Pick(path.name, ConfigChoice(config_name=config_name))
             return _Target(path.parent, "model", path, (pick,))
         return _Target(path, "repository", path, None, listing=listing)
     detail = "repository path is not a valid directory"
@@ -121,14 +124,83 @@ class ScanModel(Protocol):
     ) -> tuple[ModelDir, tuple[LayoutIssue, ...]]: ...
 
 
-def _build(
-    root: Path, targets: list[_Target], config_name: str | None, scan_one: ScanModel = scan_model
-) -> Repository:
+@record
+class RootPlan:
+    """One root's discovery before its models are scanned: the models to scan (`picks`, in
+    order), and the issues of the root and of the paths given. `discover` scans the picks in
+    turn; a lint pool scans them in its workers, each its share (see `tritoncfg.lintrun`)."""
+
+    root: Path
+    kind: RepositoryKind
+    root_real: Path
+    names: tuple[str, ...]  # every model directory of the root, in byte order
+    picks: list[Pick]
+    issues: list[LayoutIssue]
+    inputs: tuple[Path, ...]
+    config_name: str | None
+    links: dict[str, bool] = field(default_factory=dict)  # by name: whether it is a symlink
+    failed: bool = False  # the root is not a directory: nothing to scan
+
+    @property
+    def whole(self) -> bool:
+        """Every model of the root is picked, once each, in name order (a repository given
+        whole; no model directory or file named on top of it)."""
+        return not self.failed and [p.name for p in self.picks] == list(self.names)
+
+    def path(self, pick: Pick) -> Path:
+        return self.root / pick.name
+
+    def scan(
+        self, pick: Pick, scan_one: ScanModel = scan_model
+    ) -> tuple[ModelDir, tuple[LayoutIssue, ...]]:
+        return scan_one(
+            self.root / pick.name, self.root, self.root_real, pick.choice,
+            link=self.links.get(pick.name),
+        )  # fmt: skip
+
+    def _scan_name(self, name: str) -> ModelDir:
+        choice = ConfigChoice(config_name=self.config_name)
+        return scan_model(
+            self.root / name, self.root, self.root_real, choice, link=self.links.get(name)
+        )[0]
+
+    def repository(self, scans: Iterable[tuple[ModelDir, tuple[LayoutIssue, ...]]]) -> Repository:
+        """The repository, given the scans of the picks (in their order)."""
+        issues = list(self.issues)
+        if self.failed:
+            return Repository(self.root, self.kind, (), (), _sorted(issues), self.inputs)
+        selected: dict[tuple[str, str], ModelDir] = {}  # by name and config (its path's text)
+        for model, model_issues in scans:
+            selected.setdefault((model.name, str(model.config_path)), model)
+            issues.extend(model_issues)
+        chosen = {name for name, _ in selected}
+        context = tuple(name for name in self.names if name not in chosen)
+        order = byte_key(name for name, _ in selected)
+        models = tuple(selected[key] for key in sorted(selected, key=lambda k: (order(k[0]), k[1])))
+        return Repository(
+            self.root, self.kind, models, context, _sorted(issues), self.inputs, self._scan_name
+        )
+
+    def unscanned(self, issues: Iterable[LayoutIssue] = ()) -> Repository:
+        """The repository with no model scanned yet: each is scanned when first asked for by
+        name, as a context model is (a pool worker's view of a root it lints a share of).
+        `issues`: those its models' scans found, where they are known."""
+        every = (*self.issues, *issues)
+        return Repository(
+            self.root, self.kind, (), self.names, _sorted(every), self.inputs, self._scan_name
+        )
+
+
+def _sorted(issues: Iterable[LayoutIssue]) -> tuple[LayoutIssue, ...]:
+    return tuple(sorted(set(issues), key=_issue_key))
+
+
+def _plan(root: Path, targets: list[_Target], config_name: str | None) -> RootPlan:
     kind = max((t.kind for t in targets), key=_KIND_RANK.__getitem__)
     issues: list[LayoutIssue] = [i for t in targets for i in t.issues]
     inputs = tuple(sorted({t.input for t in targets}, key=lambda p: os.fsencode(str(p))))
     if any(i.kind == "not_a_directory" for i in issues):
-        return Repository(root, kind, (), (), tuple(sorted(set(issues), key=_issue_key)), inputs)
+        return RootPlan(root, kind, root, (), [], issues, inputs, config_name, failed=True)
 
     root_real = root.resolve()
     listed = next((t.listing for t in targets if t.listing is not None and t.root == root), None)
@@ -139,29 +211,22 @@ def _build(
     if any(t.picks is None for t in targets):
         issues.extend(root_issues)
         every = ConfigChoice(config_name=config_name)
-        picks = [_Pick(name, every) for name in names] + picks
+        picks = [Pick(name, every) for name in names] + picks
     else:  # a model or file was named: only what concerns the picked models is reported
         picked = {p.name for p in picks}
         issues.extend(i for i in root_issues if i.model in picked or i.path.name in picked)
+    return RootPlan(root, kind, root_real, names, picks, issues, inputs, config_name, links)
 
-    selected: dict[tuple[str, str], ModelDir] = {}  # by name and config (its path's text)
-    for pick in picks:
-        link = links.get(pick.name)
-        model, model_issues = scan_one(root / pick.name, root, root_real, pick.choice, link=link)
-        selected.setdefault((model.name, str(model.config_path)), model)
-        issues.extend(model_issues)
-    chosen = {name for name, _ in selected}
-    context = tuple(name for name in names if name not in chosen)
 
-    def scan(name: str) -> ModelDir:
-        choice = ConfigChoice(config_name=config_name)
-        return scan_model(root / name, root, root_real, choice, link=links.get(name))[0]
-
-    order = byte_key(name for name, _ in selected)
-    models = tuple(selected[key] for key in sorted(selected, key=lambda k: (order(k[0]), k[1])))
-    return Repository(
-        root, kind, models, context, tuple(sorted(set(issues), key=_issue_key)), inputs, scan
-    )
+def plan_many(paths: Iterable[Path | str], *, config_name: str | None = None) -> list[RootPlan]:
+    """The roots of several paths, merged per root and deduplicated, sorted by root; each
+    root's models still to scan."""
+    groups: dict[Path, list[_Target]] = {}
+    for raw in paths:
+        target = _target(raw, config_name)
+        groups.setdefault(target.root.resolve(), []).append(target)
+    ordered = sorted(groups.items(), key=lambda item: os.fsencode(str(item[0])))
+    return [_plan(targets[0].root, targets, config_name) for _, targets in ordered]
 
 
 def discover_many(
@@ -175,12 +240,8 @@ def discover_many(
     Pre-commit passes file names (`a/config.pbtxt b/configs/x.pbtxt`); every file of one
     root ends up in one `Repository`, each root scanned once. Sorted by root. `scan_one` scans a
     selected model directory (the lint cache answers it from unchanged earlier scans)."""
-    groups: dict[Path, list[_Target]] = {}
-    for raw in paths:
-        target = _target(raw, config_name)
-        groups.setdefault(target.root.resolve(), []).append(target)
-    ordered = sorted(groups.items(), key=lambda item: os.fsencode(str(item[0])))
-    return tuple(_build(targets[0].root, targets, config_name, scan_one) for _, targets in ordered)
+    plans = plan_many(paths, config_name=config_name)
+    return tuple(plan.repository(plan.scan(p, scan_one) for p in plan.picks) for plan in plans)
 
 
 def discover(path: Path | str, *, config_name: str | None = None) -> Repository:

@@ -286,9 +286,14 @@ class Repository:
     scan: Callable[[str], ModelDir] | None = field(default=None, compare=False, repr=False)
     _scanned: dict[str, ModelDir] = field(default_factory=dict, compare=False, repr=False)
     _selected: dict[str, ModelDir] = field(default_factory=dict, compare=False, repr=False)
+    _context_set: set[str] = field(default_factory=set, compare=False, repr=False)
 
     def _context(self, name: str) -> ModelDir | None:
-        if name not in self.context_names or self.scan is None:
+        if self.scan is None:
+            return None
+        if not self._context_set:  # a set: a repository may have 20,000 models
+            self._context_set.update(self.context_names)
+        if name not in self._context_set:
             return None
         if name not in self._scanned:
             self._scanned[name] = self.scan(name)
