@@ -29,7 +29,7 @@ from tritoncfg.diagnostics import Diagnostic, Severity
 from tritoncfg.record import record
 from tritoncfg.repository import LayoutIssue, ModelDir, Repository
 from tritoncfg.repository.discover import Pick, RootPlan
-from tritoncfg.workspace import LoadedModel, Workspace, load_model
+from tritoncfg.workspace import LoadedModel, Workspace
 
 POOL_MIN_MODELS = 300  # below this, starting processes costs more than it saves
 # every suppression comment holds it (`# tritoncfg: noqa ...`; suppress.py's `_NOQA`)
@@ -177,15 +177,17 @@ class Linter:
             view = workspace.only(model)
             found = apply_suppressions(found, view, report_unused=self.report_unused)
         deps = tuple(sorted(workspace.asked - {model.name}))
+        self.ctx.forget(model)
+        workspace.forget(model)
         return ModelOutcome(self.job.finish(found), dict(configs), model.config is not None, deps)
 
 
 def _lint_serial(
     repositories: tuple[Repository, ...], selected: Sequence[Selected], job: LintJob
 ) -> list[ModelOutcome]:
-    loaded = [load_model(s.dir, s.repository, job.overrides) for s in selected]
-    linter = Linter(repositories, job, loaded)
-    return [linter.outcome(m, s.routed) for m, s in zip(loaded, selected, strict=True)]
+    linter = Linter(repositories, job, [])
+    adopt = linter.workspace.adopt
+    return [linter.outcome(adopt(s.dir, s.repository), s.routed) for s in selected]
 
 
 # what the forked workers inherit: (repositories, selected, job)

@@ -95,6 +95,15 @@ class Workspace:
         self.models.append(found)
         return found
 
+    def forget(self, model: LoadedModel) -> None:
+        """Drop `model` once linted (`adopt` added it): a step model that a later ensemble
+        names is loaded again then. A lint holds one model at a time, not the repository."""
+        key = (model.repository.root, model.name)
+        if self._peers.get(key) is model:
+            del self._peers[key]
+        self._alternatives.pop(id(model), None)
+        self.models[:] = [m for m in self.models if m is not model]  # by identity
+
     def alternatives(self, model: LoadedModel) -> tuple[LoadedModel, ...]:
         """The model as Triton would load it with each other config it can select: every
         `configs/<name>.pbtxt` (`--model-config-name=<name>`) but the one in use, and

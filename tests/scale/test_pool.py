@@ -101,3 +101,44 @@ def test_the_pool_starts_only_for_large_repositories() -> None:
     assert processes(1, 10_000) == 1
     assert processes(4, 3) == 3
     assert processes(None, 10_000) >= 1
+
+
+def test_a_step_linted_and_forgotten_still_informs_its_ensemble(tmp_path: Path) -> None:
+    """Lint holds one model at a time (a linted model is forgotten, its memory freed): an
+    ensemble linted after its broken step still reports the step, as when the step is only its
+    context (the ensemble's directory linted alone)."""
+    from tritoncfg.checks import LintOptions
+    from tritoncfg.checks.core.selection import RuleSelection
+    from tritoncfg.lintrun import Linter, LintJob
+    from tritoncfg.repository import discover
+
+    root = write_repository(tmp_path / "repo", 40)  # m0000..m0039; m0013, m0026: parse errors
+    broken, ensemble = model_name(26), model_name(30)  # 30's steps: 31 and "missing_step"
+    (root / ensemble / "config.pbtxt").write_text(
+        config(30, 40).replace('"missing_step"', f'"{broken}"'), encoding="utf-8"
+    )
+
+    whole = lint(root, jobs=1)
+    alone = lint(root / ensemble, jobs=1)
+
+    def about_step(result: object) -> list[tuple[str, str]]:
+        return [
+            (d.code, d.message)
+            for d in result.diagnostics  # type: ignore[attr-defined]
+            if d.model == ensemble and broken in d.message
+        ]
+
+    assert about_step(alone), [d.code for d in alone.diagnostics]  # the step's error is there
+    assert about_step(whole) == about_step(alone)
+    # and the linter keeps only the step models ensembles asked for (they may be asked again)
+    repository = discover(root)
+    job = LintJob(
+        LintOptions(), tuple(RuleSelection().active_codes()), RuleSelection(), PathFilters()
+    )
+    linter = Linter((repository,), job, [])
+    for directory in repository.models:
+        linter.outcome(linter.workspace.adopt(directory, repository), ())
+        assert linter.workspace.models == []
+    peers = {id(m) for m in linter.workspace._peers.values() if m is not None}
+    completed = set(linter.ctx._completions)
+    assert completed and completed <= peers and len(peers) <= 10  # 4 ensembles, 2 steps each

@@ -110,6 +110,19 @@ class CheckContext:
         ensemble's, for its step's first error): the model's own dependencies all the same."""
         return self._asked_for.setdefault(id(model), set())
 
+    def forget(self, model: LoadedModel) -> None:
+        """Drop what was computed for `model` alone (its completion, model file, findings, and
+        the facts memoized under `(name, id(model), ...)`): a lint of thousands of models keeps
+        only what later models may share. A check that needs it again computes it again."""
+        key = id(model)
+        for cache in (self._completions, self._model_ios, self._findings, self._asked_for):
+            cache.pop(key, None)
+        for stale in [k for k in self._memo if len(k) > 1 and k[1] == key]:
+            del self._memo[stale]
+            self._memo_asked.pop(stale, None)
+        if self._last_model is model:
+            self._last_model = self._last_completion = None
+
     def completion(self, model: LoadedModel) -> Completion:
         """The model's config after Triton's AUTOFILL and NORMALIZE (computed once per model)."""
         if model is self._last_model:  # the rules of one model ask for it some 50 times in a row
