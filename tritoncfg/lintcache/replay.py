@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tritoncfg.diagnostics import Diagnostic
-from tritoncfg.lintcache.codec import decode, encode, file_digest
+from tritoncfg.lintcache.codec import encode, file_digest, pack, unpack
 from tritoncfg.repository import Repository
 from tritoncfg.repository.reuse import SETTLE_NS, Signature, settled, stamp
 
@@ -73,7 +73,7 @@ def record_replay(
         "configs": {path: key for path, key in configs.items() if path in wanted},
         "result": {
             **result,
-            "diagnostics": [_row(d, rows) for d in result["diagnostics"]],
+            "diagnostics": pack(_row(d, rows) for d in result["diagnostics"]),
             "sources": sorted(result["sources"]),
         },
     }
@@ -102,7 +102,7 @@ def validate(content: Any, run: str) -> tuple[dict[str, Any], bool] | None:
                     return None
                 reread = True
         result = dict(content["result"])
-        diagnostics: list[Diagnostic] = [decode(row) for row in result["diagnostics"]]
+        diagnostics: list[Diagnostic] = unpack(result["diagnostics"])
         result["diagnostics"] = diagnostics
         return result, reread
     except (OSError, KeyError, TypeError, ValueError, IndexError):
