@@ -221,9 +221,7 @@ def _lint(
         if count > 1:
             return _lint_scanning(plans, models, job, count)
     scan_one = cache.scans if cache is not None else scan_model
-    repositories = tuple(
-        plan.repository(plan.scan(pick, scan_one) for pick in plan.picks) for plan in plans
-    )
+    repositories = tuple(plan.scanned(scan_one) for plan in plans)
     if cache is not None and any(_holds(r.root, cache.directory) for r in repositories):
         cache = None  # in a repository, Triton would poll the cache directory as a model
     chosen = [
@@ -255,9 +253,8 @@ def _pools_scans(plans: list[RootPlan], job: LintJob) -> bool:
     """Whether the pool may scan the models too: repositories given whole (their models all
     linted in name order), no config text given for a file, no GPU memory total (it reads every
     config in one place)."""
-    return (
-        all(plan.whole for plan in plans) and not job.overrides and (job.options.gpu_memory is None)
-    )
+    whole = all(plan.whole for plan in plans)
+    return whole and not job.overrides and job.options.gpu_memory is None
 
 
 def _lint_scanning(
@@ -266,8 +263,12 @@ def _lint_scanning(
     """`_lint` of whole repositories by a pool that scans as it lints (`lint_unscanned`): the
     same findings, in the same order."""
     repositories, scanned = lint_unscanned(plans, models, job, count)
-    linted = [(m, s) for m, s in zip(models, scanned, strict=True) if s.outcome is not None]
-    paths = [plans[m.plan].path(m.pick) for m, _ in linted]
+    linted = [
+        (m, s.outcome, s.config_path)
+        for m, s in zip(models, scanned, strict=True)
+        if s.outcome is not None
+    ]
+    paths = [plans[m.plan].path(m.pick) for m, _, _ in linted]
     unrouted, routed = _route_paths(_repository_findings(repositories, job, []), paths)
     relinter: list[Linter] = []
 
@@ -280,16 +281,15 @@ def _lint_scanning(
         return relinter[0].outcome(loaded, found)
 
     done = [
-        with_routed(s.outcome, found, partial(relint, m, found), job)
-        for (m, s), found in zip(linted, routed, strict=True)
-        if s.outcome is not None
+        with_routed(outcome, found, partial(relint, m, found), job)
+        for (m, outcome, _), found in zip(linted, routed, strict=True)
     ]
     return _result(
         job,
         unrouted,
         done,
-        [s.config_path for (_, s), o in zip(linted, done, strict=True) if o.linted],
-        [m.pick.name for m, _ in linted],
+        [path for (_, _, path), o in zip(linted, done, strict=True) if o.linted],
+        [m.pick.name for m, _, _ in linted],
     )
 
 

@@ -5,7 +5,9 @@ comments, selection and severity overrides), so the result of a model does not d
 process linted it or on whether it came from the cache: a pool run and a cached run give the
 diagnostics of a serial run, in its order. Cross-model checks (ensemble steps) load the peers
 they need in whichever process they run. Above `POOL_MIN_MODELS` models, and where `fork` is
-available, models are linted by a pool of processes, one per core.
+available, models are linted by a pool of processes, one per core; a repository given whole is
+scanned by the pool too (`lint_unscanned`). A linted model is forgotten once its outcome is out:
+a lint holds one model at a time, and the step models ensembles asked for.
 """
 
 from __future__ import annotations
@@ -36,6 +38,12 @@ POOL_MIN_MODELS = 300  # below this, starting processes costs more than it saves
 SUPPRESSION_MARKER = "tritoncfg:"
 T = TypeVar("T")
 CHUNKS_PER_PROCESS = 8  # small chunks even out models of uneven cost (and the parent's reading)
+
+
+def holds_suppressions(texts: Iterable[str]) -> bool:
+    """Whether any of the config texts may hold a suppression comment: one without the marker
+    has none, and nothing to apply."""
+    return any(SUPPRESSION_MARKER in text for text in texts)
 
 
 @record(frozen=True)
@@ -172,13 +180,12 @@ class Linter:
             for m in (model, *workspace.alternatives_of(model))
             if m.config is not None
         ]
-        # a config without the marker has no suppression comment: nothing to apply
-        if any(SUPPRESSION_MARKER in source for _, source in configs):
+        if holds_suppressions(source for _, source in configs):
             view = workspace.only(model)
             found = apply_suppressions(found, view, report_unused=self.report_unused)
         deps = tuple(sorted(workspace.asked - {model.name}))
-        self.ctx.forget(model)
-        workspace.forget(model)
+        for released in workspace.forget(model):
+            self.ctx.forget(released)
         return ModelOutcome(self.job.finish(found), dict(configs), model.config is not None, deps)
 
 
@@ -352,6 +359,6 @@ def with_routed(
     too, and the model is linted again (`relint`) to apply them to all its findings at once."""
     if not routed:
         return outcome
-    if any(SUPPRESSION_MARKER in source for source in outcome.sources.values()):
+    if holds_suppressions(outcome.sources.values()):
         return relint()
     return replace(outcome, diagnostics=[*job.finish(routed), *outcome.diagnostics])

@@ -66,6 +66,7 @@ class Workspace:
     _alternatives: dict[int, tuple[LoadedModel, ...]] = field(default_factory=dict)
     # the names of the peers asked for since it was last set (the cache's dependencies)
     asked: set[str] = field(default_factory=set)
+    _released: list[LoadedModel] = field(default_factory=list)  # peers `adopt` replaced
 
     def peer(self, model: LoadedModel, name: str) -> LoadedModel | None:
         """Another model of the same repository root (for ensemble steps), loaded on demand."""
@@ -91,18 +92,26 @@ class Workspace:
             model.path,
             model.config_path,
         ):
+            if found is not None:
+                self._released.append(found)
             found = self._peers[key] = load_model(model, repository, self.overrides)
         self.models.append(found)
         return found
 
-    def forget(self, model: LoadedModel) -> None:
+    def forget(self, model: LoadedModel) -> list[LoadedModel]:
         """Drop `model` once linted (`adopt` added it): a step model that a later ensemble
-        names is loaded again then. A lint holds one model at a time, not the repository."""
+        names is loaded again then. A lint holds one model at a time, not the repository.
+
+        Returns every model let go (it, its alternatives, peers `adopt` replaced): what was
+        computed for them, by `id`, must go too (`CheckContext.forget`), or a model loaded
+        later at the same address would find it."""
         key = (model.repository.root, model.name)
         if self._peers.get(key) is model:
             del self._peers[key]
-        self._alternatives.pop(id(model), None)
+        released = [model, *self._alternatives.pop(id(model), ()), *self._released]
+        self._released = []
         self.models[:] = [m for m in self.models if m is not model]  # by identity
+        return released
 
     def alternatives(self, model: LoadedModel) -> tuple[LoadedModel, ...]:
         """The model as Triton would load it with each other config it can select: every

@@ -118,8 +118,17 @@ def test_a_step_linted_and_forgotten_still_informs_its_ensemble(tmp_path: Path) 
         config(30, 40).replace('"missing_step"', f'"{broken}"'), encoding="utf-8"
     )
 
+    # a model with another config: its alternative is loaded and checked too (TC915), and let go
+    # with it
+    (root / model_name(1) / "configs").mkdir()
+    (root / model_name(1) / "configs" / "prod.pbtxt").write_text(
+        'backend: "python"\nmax_batch_size: 4\ndynamic_batching { preferred_batch_size: [ 16 ] }\n',
+        encoding="utf-8",
+    )
+
     whole = lint(root, jobs=1)
     alone = lint(root / ensemble, jobs=1)
+    assert any(d.code == "TC915" and d.model == model_name(1) for d in whole.diagnostics)
 
     def about_step(result: object) -> list[tuple[str, str]]:
         return [

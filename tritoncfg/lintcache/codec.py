@@ -47,8 +47,15 @@ def decode(row: list[Any]) -> Diagnostic:
     return Diagnostic(
         code, rule, _SEVERITIES[severity], message, path, Span(*span), model,
         None if triton is None else TritonVerdict(*triton),
-        None if fix is None else Fix(fix[0], tuple(Edit(Span(*s), t) for s, t in fix[1]), fix[2]),
+        _fix(fix),
     )  # fmt: skip
+
+
+def _fix(row: list[Any] | None) -> Fix | None:
+    if row is None:
+        return None
+    description, edits, safe = row
+    return Fix(description, tuple(Edit(Span(*span), text) for span, text in edits), safe)
 
 
 def pack(rows: Iterable[list[Any]]) -> dict[str, Any]:
@@ -106,9 +113,7 @@ def unpack(content: dict[str, Any]) -> list[Diagnostic]:
                 shared,
                 None if model is None else strings[model],
                 verdict,
-                None
-                if fix is None
-                else Fix(fix[0], tuple(Edit(Span(*s), t) for s, t in fix[1]), fix[2]),
+                _fix(fix),
             )
         )
     return found

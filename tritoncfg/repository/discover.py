@@ -159,10 +159,12 @@ class RootPlan:
         )  # fmt: skip
 
     def _scan_name(self, name: str) -> ModelDir:
-        choice = ConfigChoice(config_name=self.config_name)
-        return scan_model(
-            self.root / name, self.root, self.root_real, choice, link=self.links.get(name)
-        )[0]
+        """A model of the root that no path picked (a context model), scanned by name."""
+        return self.scan(Pick(name, ConfigChoice(config_name=self.config_name)))[0]
+
+    def scanned(self, scan_one: ScanModel = scan_model) -> Repository:
+        """The repository, its picks scanned in turn (`discover`)."""
+        return self.repository(self.scan(pick, scan_one) for pick in self.picks)
 
     def repository(self, scans: Iterable[tuple[ModelDir, tuple[LayoutIssue, ...]]]) -> Repository:
         """The repository, given the scans of the picks (in their order)."""
@@ -240,8 +242,7 @@ def discover_many(
     Pre-commit passes file names (`a/config.pbtxt b/configs/x.pbtxt`); every file of one
     root ends up in one `Repository`, each root scanned once. Sorted by root. `scan_one` scans a
     selected model directory (the lint cache answers it from unchanged earlier scans)."""
-    plans = plan_many(paths, config_name=config_name)
-    return tuple(plan.repository(plan.scan(p, scan_one) for p in plan.picks) for plan in plans)
+    return tuple(plan.scanned(scan_one) for plan in plan_many(paths, config_name=config_name))
 
 
 def discover(path: Path | str, *, config_name: str | None = None) -> Repository:

@@ -68,6 +68,7 @@ class CheckContext:
     _findings: dict[int, dict[str, list[Finding]]] = field(default_factory=dict)
     _memo_asked: dict[tuple[object, ...], frozenset[str]] = field(default_factory=dict)
     _asked_for: dict[int, set[str]] = field(default_factory=dict)
+    _memo_keys: dict[int, list[tuple[object, ...]]] = field(default_factory=dict)  # by id
     _last_model: LoadedModel | None = None
     _last_completion: Completion | None = None
 
@@ -79,6 +80,8 @@ class CheckContext:
             self._memo[key], asked = self.recorded(compute)
             if asked:
                 self._memo_asked[key] = asked
+            if len(key) > 1 and type(key[1]) is int:  # (name, id(model), ...): `forget` drops it
+                self._memo_keys.setdefault(key[1], []).append(key)
         else:
             shared = self._memo_asked.get(key)
             if shared:
@@ -117,8 +120,8 @@ class CheckContext:
         key = id(model)
         for cache in (self._completions, self._model_ios, self._findings, self._asked_for):
             cache.pop(key, None)
-        for stale in [k for k in self._memo if len(k) > 1 and k[1] == key]:
-            del self._memo[stale]
+        for stale in self._memo_keys.pop(key, ()):
+            self._memo.pop(stale, None)
             self._memo_asked.pop(stale, None)
         if self._last_model is model:
             self._last_model = self._last_completion = None
