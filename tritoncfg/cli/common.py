@@ -10,6 +10,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import NoReturn, TextIO
 
+from tritoncfg.cloud.url import redact
+
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
@@ -33,8 +35,9 @@ def use_color(color: Color, stream: TextIO) -> bool:
 
 
 def fail(message: str) -> NoReturn:
-    """A usage or I/O error: one clear line on stderr, exit 2, never a traceback."""
-    sys.stderr.write(f"tritoncfg: error: {message}\n")
+    """A usage or I/O error: one clear line on stderr, exit 2, never a traceback; a URL in it is
+    shown without its credentials."""
+    sys.stderr.write(f"tritoncfg: error: {redact(message)}\n")
     raise SystemExit(EXIT_USAGE)  # as typer.Exit would: Click lets it through, with its code
 
 
@@ -46,7 +49,7 @@ def refuse_cloud(paths: list[Path], command: str) -> None:
     for path in paths:
         text = str(path)
         if text.startswith(CLOUD_PREFIXES):
-            url = f"{text[:3]}//{text[4:].lstrip('/')}"
+            url = redact(f"{text[:3]}//{text[4:].lstrip('/')}")
             fail(
                 f"{url}: {command} writes files, and cloud repositories are read-only for "
                 "tritoncfg; lint them in place, or copy them to a local folder to change them"

@@ -1,29 +1,24 @@
 """A cloud repository staged as a local tree, so that local discovery and every check run on it.
 
 The bucket is listed once (one recursive listing of the repository prefix). Then only what lint
-reads is downloaded: each model's top-level files (`config.pbtxt`, label files), `configs/`,
-`warmup/` and `initial_state/`, and the `.onnx` files that the ONNX Runtime checks open. Every
-other object becomes a sparse stand-in of its real size (sizes feed the GPU memory estimate and
-the layout checks), so nothing else crosses the network. Requires the `tritoncfg[cloud]` extra.
+reads is downloaded (cloud/tree.py says which: the configs, and the model files the model-aware
+checks open); every other object becomes a sparse stand-in of its real size (sizes feed the GPU
+memory estimate and the layout checks), so nothing else crosses the network. Requires the
+`tritoncfg[cloud]` extra.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
+from tritoncfg.cloud.client import CloudError, Timeouts, failure, filesystem, timeouts
+from tritoncfg.cloud.tree import Tree, check_config_size, is_config, plan
 from tritoncfg.cloud.url import CloudUrl
 from tritoncfg.record import record
 
-FETCHED_DIRS = frozenset({"configs", "warmup", "initial_state"})
-TOP_LEVEL_LIMIT = 16 * 1024 * 1024  # a model directory's own files above this are not read
-MODEL_SUFFIXES = (".onnx",)  # model files a model-aware check opens
-
-
-class CloudError(Exception):
-    """The cloud repository could not be read (missing extra, credentials, network)."""
+__all__ = ["CloudError", "Staged", "stage"]
 
 
 @record(frozen=True)
@@ -32,109 +27,73 @@ class Staged:
     url: CloudUrl
 
     def to_url(self, text: str) -> str:
-        """`text` with the staged root written as the repository URL."""
-        return text.replace(str(self.local), self.url.url.rstrip("/"))
+        """`text` with the staged root written as the repository URL (without credentials)."""
+        return text.replace(str(self.local), self.url.shown)
 
 
-def filesystem(url: CloudUrl) -> Any:
-    """The fsspec filesystem for `url`; credentials come from the environment or profile."""
+def _listing(fs: Any, url: CloudUrl, limits: Timeouts) -> Mapping[str, dict[str, Any]]:
+    """Every object under the root, folder markers (keys ending in '/') included: without
+    withdirs, so that an object is not hidden by a folder of the same name."""
     try:
-        import fsspec
-    except ImportError as error:
-        raise CloudError(
-            f"{url.url}: cloud repositories need the cloud extra: pip install 'tritoncfg[cloud]'"
-        ) from error
-    options: dict[str, Any] = {}
-    if url.endpoint is not None:
-        options["client_kwargs"] = {"endpoint_url": url.endpoint}
-    if url.account is not None:
-        options["account_name"] = url.account
-        if os.environ.get("AZURE_STORAGE_KEY"):  # Triton's variable for the account key
-            options["account_key"] = os.environ["AZURE_STORAGE_KEY"]
-    try:
-        return fsspec.filesystem(url.protocol, **options)
-    except ImportError as error:
-        backend = {"s3": "s3fs", "gcs": "gcsfs", "abfs": "adlfs"}[url.protocol]
-        raise CloudError(
-            f"{url.url}: needs {backend}: pip install 'tritoncfg[cloud]' ({error})"
-        ) from error
-
-
-def _relative(key: str, root: str) -> PurePosixPath | None:
-    """The object's path under the repository root, or None for a key that cannot be a file
-    there (outside it, or with an empty, `.` or `..` segment)."""
-    key = key.rstrip("/")
-    if not key.startswith(root + "/"):
-        return None
-    parts = key[len(root) + 1 :].split("/")
-    if any(part in ("", ".", "..") for part in parts):
-        return None
-    return PurePosixPath(*parts)
-
-
-def wanted(rel: PurePosixPath, size: int) -> bool:
-    """Whether lint reads this object's bytes (else a stand-in of its size is enough)."""
-    parts = rel.parts
-    if len(parts) == 2:  # <model>/<file>: config.pbtxt, label files
-        return size <= TOP_LEVEL_LIMIT
-    if len(parts) >= 3 and parts[1] in FETCHED_DIRS:
-        return True
-    return len(parts) == 3 and rel.name.endswith(MODEL_SUFFIXES)
-
-
-def _listing(fs: Any, url: CloudUrl) -> Mapping[str, dict[str, Any]]:
-    try:
-        found: Mapping[str, dict[str, Any]] = fs.find(url.root, withdirs=True, detail=True)
+        found: Mapping[str, dict[str, Any]] = fs.find(url.root, withdirs=False, detail=True)
     except FileNotFoundError:
         return {}
     except Exception as error:  # botocore, google-auth and azure errors share no base class
-        raise CloudError(f"{url.url}: cannot list the repository: {error}") from error
+        raise CloudError(
+            f"{url.shown}: cannot list the repository: {failure(error, limits)}"
+        ) from error
     return found
 
 
-def _fetch(fs: Any, url: CloudUrl, keys: list[str]) -> dict[str, bytes]:
-    if not keys:
+def _fetch(fs: Any, url: CloudUrl, tree: Tree, limits: Timeouts) -> dict[str, bytes]:
+    """The bytes of the files lint reads, by key; each one there, a config within the limit."""
+    if not tree.fetched:
         return {}
     try:
-        data: dict[str, Any] = fs.cat(keys, on_error="return")
+        data: dict[str, Any] = fs.cat(list(tree.fetched), on_error="return")
     except Exception as error:
-        raise CloudError(f"{url.url}: cannot download: {error}") from error
-    for key, value in data.items():
-        if isinstance(value, BaseException):
-            raise CloudError(f"{url.protocol}://{key}: cannot download: {value}")
-    return data
+        raise CloudError(f"{url.shown}: cannot download: {failure(error, limits)}") from error
+    fetched: dict[str, bytes] = {}
+    for key in tree.fetched:
+        rel = tree.files[key][0]
+        value = data.get(key, data.get(f"{url.protocol}://{key}"))
+        if not isinstance(value, bytes):
+            why = failure(value, limits) if isinstance(value, BaseException) else "not returned"
+            raise CloudError(f"{url.object_url(rel.as_posix())}: cannot download: {why}")
+        if is_config(rel):
+            check_config_size(url, rel, len(value))  # it may have grown since the listing
+        fetched[key] = value
+    return fetched
+
+
+def _write(tree: Tree, data: Mapping[str, bytes], local: Path, url: CloudUrl) -> None:
+    rel = None
+    try:
+        for rel in sorted(tree.folders):
+            (local / rel).mkdir(parents=True, exist_ok=True)
+        for key, (rel, size) in tree.files.items():
+            with (local / rel).open("wb") as handle:
+                if key in data:
+                    handle.write(data[key])
+                else:
+                    handle.truncate(size)  # sparse: the size without the bytes
+    except OSError as error:  # a path over PATH_MAX, a full disk
+        where = url.object_url(rel.as_posix()) if rel is not None else url.shown
+        raise CloudError(
+            f"{where}: cannot be copied to a local file: {error.strerror or error}"
+        ) from error
 
 
 def stage(url: CloudUrl, into: Path) -> Staged:
     """List `url` once, write the local tree under `into`, and return where it is."""
-    fs = filesystem(url)
-    listing = _listing(fs, url)
+    limits = timeouts()
+    fs = filesystem(url, limits)
+    listing = _listing(fs, url, limits)
     if not listing:  # Triton: "repository path is not a valid directory"
-        raise CloudError(f"{url.url}: no objects under this prefix; not a model repository")
+        raise CloudError(f"{url.shown}: no objects under this prefix; not a model repository")
+    tree = plan(url, listing)
+    data = _fetch(fs, url, tree, limits)
     local = into / "repository"
-    root = url.root.rstrip("/")
-    files: dict[str, tuple[PurePosixPath, int]] = {}
-    for key, info in listing.items():
-        rel = _relative(key, root)
-        if rel is None:
-            continue
-        if info.get("type") == "directory":
-            (local / rel).mkdir(parents=True, exist_ok=True)
-        else:
-            files[key] = (rel, int(info.get("size") or 0))
-    if files:
-        local.mkdir(parents=True, exist_ok=True)
-    fetch = sorted(k for k, (rel, size) in files.items() if wanted(rel, size))
-    data = _fetch(fs, url, fetch)
-    for key, (rel, size) in files.items():
-        target = local / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        content = data.get(key)
-        if content is None:
-            content = data.get(key.split("://", 1)[-1])
-        with target.open("wb") as handle:
-            if content is not None:
-                handle.write(content)
-            else:
-                handle.truncate(size)  # sparse: the size without the bytes
+    local.mkdir(parents=True, exist_ok=True)
+    _write(tree, data, local, url)
     return Staged(local, url)

@@ -6,6 +6,10 @@
   the endpoint forms, and a host of `[0-9a-zA-Z-.]+`.
 * `gs://bucket/path` (core `gcs.h`).
 * `as://account/container/path` (core `as.h`): the storage account, then the container.
+
+None of them takes credentials in the URL (`s3://KEY:SECRET@...` names no bucket Triton can
+reach), so a URL with a user part is refused, and every message that shows a URL shows it through
+`redact`.
 """
 
 from __future__ import annotations
@@ -24,8 +28,31 @@ _S3_ENDPOINT = re.compile(
 )
 
 
+# a URL's user part (RFC 3986 userinfo), after one or more schemes (`s3://https://K:S@host`; one
+# slash where the URL went through a Path, `s3:/K:S@b`):
+# a `user:secret` pair up to the last '@' (a secret may hold an unescaped '/', as AWS secret keys
+# do, or an '@'), or a token
+_USERINFO = re.compile(r"(?P<schemes>(?:[A-Za-z][A-Za-z0-9+.\-]*:/+)+)(?:[^\s/@:]*:\S*|[^\s/@:]+)@")
+REDACTED = "***"
+_CREDENTIALS = {  # where each cloud's credentials go (docs/cloud.md, Credentials)
+    "s3://": "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
+    "gs://": "GOOGLE_APPLICATION_CREDENTIALS",
+    "as://": "AZURE_STORAGE_KEY",
+}
+
+
+def redact(text: str) -> str:
+    """`text` with the user part of every URL in it (credentials) written as `***`."""
+    if "@" not in text:
+        return text
+    return _USERINFO.sub(lambda m: f"{m['schemes']}{REDACTED}@", text)
+
+
 class CloudUrlError(ValueError):
     """A cloud path that cannot name a repository (no bucket, an endpoint without a port)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(redact(message))
 
 
 @record(frozen=True)
@@ -45,6 +72,15 @@ class CloudUrl:
         """The repository as fsspec names it: `bucket/prefix`."""
         return f"{self.bucket}/{self.prefix}".rstrip("/")
 
+    @property
+    def shown(self) -> str:
+        """The URL as messages and findings show it: no credentials, no trailing '/'."""
+        return redact(self.url).rstrip("/")
+
+    def object_url(self, relative: str) -> str:
+        """The URL of the object at `relative` (a '/'-separated path under the repository)."""
+        return f"{self.shown}/{relative}"
+
 
 def is_cloud(path: object) -> bool:
     return isinstance(path, str) and path.startswith(SCHEMES)
@@ -59,6 +95,11 @@ def _split(rest: str, url: str) -> tuple[str, str]:
 
 def parse_url(url: str) -> CloudUrl:
     """Raises CloudUrlError for a URL Triton would not accept as a repository."""
+    if redact(url) != url:
+        raise CloudUrlError(
+            f"{redact(url)}: credentials in the URL are not read (nor does Triton read them); "
+            f"remove them and give them the standard way, such as {_CREDENTIALS[url[:5]]}"
+        )
     if url.startswith("s3://"):
         endpoint = _S3_ENDPOINT.fullmatch(re.sub(r"(?<!:)/{2,}", "/", url))
         if endpoint is not None:

@@ -1,0 +1,122 @@
+"""The fsspec filesystem that reads a cloud repository, with bounded waits.
+
+Every request gives up after a connect timeout and a read timeout (the longest wait for the next
+bytes of an answer), so a frozen endpoint ends the lint with an error instead of hanging it:
+`TRITONCFG_CLOUD_CONNECT_TIMEOUT` and `TRITONCFG_CLOUD_READ_TIMEOUT` (seconds) override the
+defaults. Requires the `tritoncfg[cloud]` extra; fsspec and its backends are imported here only.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from tritoncfg.cloud.url import CloudUrl, redact
+from tritoncfg.record import record
+
+CONNECT_TIMEOUT_ENV = "TRITONCFG_CLOUD_CONNECT_TIMEOUT"
+READ_TIMEOUT_ENV = "TRITONCFG_CLOUD_READ_TIMEOUT"
+S3_ATTEMPTS = 2  # each S3 request is tried at most twice (botocore's retries; s3fs's own off)
+
+
+class CloudError(Exception):
+    """The cloud repository could not be read (missing extra, credentials, network)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(redact(message))  # a backend's error text may quote the URL
+
+
+@record(frozen=True)
+class Timeouts:
+    connect: float = 10.0  # seconds to open a connection
+    read: float = 30.0  # seconds to wait for the next bytes of an answer
+
+
+def _seconds(name: str, default: float) -> float:
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < float("inf"):
+        raise CloudError(f"{name}={text!r}: expected a number of seconds above 0, such as 30")
+    return value
+
+
+def timeouts() -> Timeouts:
+    """The defaults, or the environment's values. Raises CloudError for one that is no time."""
+    default = Timeouts()
+    return Timeouts(
+        _seconds(CONNECT_TIMEOUT_ENV, default.connect), _seconds(READ_TIMEOUT_ENV, default.read)
+    )
+
+
+def backend_options(url: CloudUrl, limits: Timeouts) -> dict[str, Any]:
+    """The keyword arguments of the fsspec filesystem for `url`: endpoint, account, timeouts."""
+    options: dict[str, Any] = {}
+    if url.protocol == "s3":
+        options["config_kwargs"] = {  # botocore's Config
+            "connect_timeout": limits.connect,
+            "read_timeout": limits.read,
+            "retries": {"total_max_attempts": S3_ATTEMPTS, "mode": "standard"},
+        }
+        if url.endpoint is not None:
+            options["client_kwargs"] = {"endpoint_url": url.endpoint}
+    elif url.protocol == "gcs":
+        import aiohttp  # gcsfs's HTTP client, installed with it
+
+        options["requests_timeout"] = aiohttp.ClientTimeout(
+            sock_connect=limits.connect, sock_read=limits.read
+        )
+    elif url.protocol == "abfs":
+        options["connection_timeout"] = limits.connect
+        options["read_timeout"] = limits.read
+        options["account_name"] = url.account
+        if os.environ.get("AZURE_STORAGE_KEY"):  # Triton's variable for the account key
+            options["account_key"] = os.environ["AZURE_STORAGE_KEY"]
+    return options
+
+
+def filesystem(url: CloudUrl, limits: Timeouts) -> Any:
+    """The fsspec filesystem for `url`; credentials come from the environment or profile."""
+    try:
+        import fsspec
+    except ImportError as error:
+        raise CloudError(
+            f"{url.shown}: cloud repositories need the cloud extra: pip install 'tritoncfg[cloud]'"
+        ) from error
+    try:
+        fs = fsspec.filesystem(url.protocol, **backend_options(url, limits))
+    except ImportError as error:
+        backend = {"s3": "s3fs", "gcs": "gcsfs", "abfs": "adlfs"}[url.protocol]
+        raise CloudError(
+            f"{url.shown}: needs {backend}: pip install 'tritoncfg[cloud]' ({error})"
+        ) from error
+    if url.protocol == "s3":
+        fs.retries = 1  # s3fs's own retries (5 by default) would multiply botocore's attempts
+    return fs
+
+
+def is_timeout(error: BaseException) -> bool:
+    """Whether `error` (or what caused it) is a request that waited out a timeout: botocore's,
+    aiohttp's and the socket's timeout errors share no base class but their name."""
+    seen: BaseException | None = error
+    for _ in range(16):  # the chain of causes, bounded
+        if seen is None:
+            return False
+        if isinstance(seen, TimeoutError) or "Timeout" in type(seen).__name__:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def failure(error: BaseException, limits: Timeouts) -> str:
+    """What went wrong with a request, saying which timeout it waited out."""
+    if is_timeout(error):
+        return (
+            f"no answer within the timeouts ({limits.connect:g} s to connect, {limits.read:g} s "
+            f"to read; {CONNECT_TIMEOUT_ENV}, {READ_TIMEOUT_ENV}): {error}"
+        )
+    return str(error)
