@@ -56,7 +56,7 @@ def convert_command(
     from tritoncfg.atomic import write_atomic
 
     try:
-        write_atomic(output, outcome.text)
+        write_atomic(output, outcome.text)  # a regular file (or a new one), never a link
     except OSError as exc:
         fail(f"{output}: cannot write: {exc.strerror or exc}")
     raise typer.Exit(EXIT_OK)
