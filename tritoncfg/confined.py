@@ -10,7 +10,6 @@ it with the resolved root, as discovery does when it reports a link out of the r
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import stat
 from pathlib import Path
@@ -47,6 +46,8 @@ class Snapshot(NamedTuple):
     @classmethod
     def of(cls, data: bytes) -> Snapshot:
         """The snapshot of content read earlier (through the workspace): bytes compared only."""
+        import hashlib  # only where a file is written: lint does not pay for it
+
         return cls(len(data), hashlib.sha256(data).digest())
 
 
@@ -59,13 +60,21 @@ def read_regular(path: Path | str, *, limit: int = CONFIG_SIZE_LIMIT, follow: bo
     """The bytes of a regular file of at most `limit` bytes. Raises `PathRefused` for anything
     else (a directory, FIFO, device, socket; with `follow=False`, a symlink), OSError when it
     cannot be read."""
-    return read_snapshot(path, limit=limit, follow=follow)[0]
+    return _read(path, limit, follow)[0]
 
 
 def read_snapshot(
     path: Path | str, *, limit: int = CONFIG_SIZE_LIMIT, follow: bool = True
 ) -> tuple[bytes, Snapshot]:
     """`read_regular`, with the snapshot a later write compares the file with."""
+    import hashlib
+
+    data, status = _read(path, limit, follow)
+    identity = (status.st_dev, status.st_ino, status.st_mtime_ns)
+    return data, Snapshot(len(data), hashlib.sha256(data).digest(), identity)
+
+
+def _read(path: Path | str, limit: int, follow: bool) -> tuple[bytes, os.stat_result]:
     status = os.stat(path, follow_symlinks=follow)  # before open: a FIFO is never opened
     _check_regular(path, status.st_mode, status.st_size, limit)
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
@@ -74,8 +83,7 @@ def read_snapshot(
         _check_regular(path, status.st_mode, status.st_size, limit)
         data = handle.read(limit + 1)
     _check_regular(path, status.st_mode, len(data), limit)  # it may have grown since
-    identity = (status.st_dev, status.st_ino, status.st_mtime_ns)
-    return data, Snapshot(len(data), hashlib.sha256(data).digest(), identity)
+    return data, status
 
 
 def _check_regular(path: Path | str, mode: int, size: int, limit: int) -> None:

@@ -175,3 +175,19 @@ def test_fmt_as_root_keeps_owner_and_group(tmp_path: Path) -> None:
     assert status == 0 and "reformatted" in out, out
     assert path.read_text() != UGLY
     assert (path.stat().st_uid, path.stat().st_gid) == (4321, 8765)
+
+
+@pytest.mark.parametrize(
+    ("command", "status"),
+    [(["convert", "--to", "json"], 2), (["fmt"], 2), (["diff"], 2), (["lint"], 1)],
+    ids=lambda v: " ".join(v) if isinstance(v, list) else str(v),
+)
+def test_a_config_over_the_size_limit_is_not_read(
+    tmp_path: Path, command: list[str], status: int
+) -> None:
+    path = model(tmp_path / "repo" / "m") / "config.pbtxt"
+    with path.open("r+b") as handle:  # sparse: cheap to make, 64 MiB of NULs if read
+        handle.truncate(64 * 1024 * 1024 + 1)
+    extra = [str(path)] if command == ["diff"] else []
+    got, out = run(*command, str(path), *extra)
+    assert got == status and "67,108,865 bytes, over the 64 MiB limit" in out, out
