@@ -69,7 +69,9 @@ def _replace(
         os.chmod(tmp, _mode_for(existing))
         if expect is not None and not unchanged(path, expect):
             raise PathRefused(
-                path, "changed since it was read (edited meanwhile?); not written", errno.EAGAIN
+                path,
+                "changed since it was read (edited meanwhile); not written, run again",
+                errno.EAGAIN,
             )
         os.replace(tmp, path)
     except BaseException:

@@ -191,3 +191,29 @@ def test_a_config_over_the_size_limit_is_not_read(
     extra = [str(path)] if command == ["diff"] else []
     got, out = run(*command, str(path), *extra)
     assert got == status and "67,108,865 bytes, over the 64 MiB limit" in out, out
+
+
+def test_fmt_skips_a_file_edited_while_it_ran(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Another program saves the file between fmt's read and its write (deterministically: while
+    the real formatter runs): fmt leaves the edit in place and says so."""
+    import typer
+
+    from tritoncfg.cli.fmt import fmt_command
+    from tritoncfg.text import printer
+
+    path = model(tmp_path / "repo" / "m", UGLY) / "config.pbtxt"
+    real_format = printer.format_source
+
+    def format_while_edited(source: str) -> str:
+        formatted = real_format(source)
+        path.write_text(UGLY + "# saved by an editor meanwhile\n")
+        return formatted
+
+    monkeypatch.setattr(printer, "format_source", format_while_edited)
+    with pytest.raises(typer.Exit) as exited:
+        fmt_command([path])
+    assert exited.value.exit_code == 2
+    assert "changed since it was read" in capsys.readouterr().err
+    assert path.read_text() == UGLY + "# saved by an editor meanwhile\n"
