@@ -139,6 +139,20 @@ def confine(path: Path, root: Path, *, directory: bool = False) -> None:
     symlinked directory on the way that leaves the root is caught, as lint's TC102 reports it)
     and is a regular file (with `directory`, a directory) or does not exist yet. Raises
     `PathRefused` naming the link."""
+    check_inside(path, root)
+    try:
+        status = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(status.st_mode):
+        raise PathRefused(path, "a symbolic link; write the file it points to")
+    if not (stat.S_ISDIR if directory else stat.S_ISREG)(status.st_mode):
+        raise PathRefused(path, f"{kind(status.st_mode)}, not a regular file")
+
+
+def check_inside(path: Path, root: Path) -> None:
+    """Refuse `path` (to read or to write) unless it resolves inside `root`: what lint does not
+    follow is neither read nor written. Raises `PathRefused` naming the link that leaves."""
     root_real = _real(root)
     real = _real(path)
     if not real.is_relative_to(root_real):
@@ -150,14 +164,6 @@ def confine(path: Path, root: Path, *, directory: bool = False) -> None:
             f"'{_shown(link)}' is a symbolic link out of the repository root, to "
             f"'{os.path.realpath(link)}'; not followed (lint reports it: TC102)",
         )
-    try:
-        status = os.lstat(path)
-    except FileNotFoundError:
-        return
-    if stat.S_ISLNK(status.st_mode):
-        raise PathRefused(path, "a symbolic link; write the file it points to")
-    if not (stat.S_ISDIR if directory else stat.S_ISREG)(status.st_mode):
-        raise PathRefused(path, f"{kind(status.st_mode)}, not a regular file")
 
 
 def _real(path: Path) -> Path:

@@ -217,3 +217,15 @@ def test_fmt_skips_a_file_edited_while_it_ran(
     assert exited.value.exit_code == 2
     assert "changed since it was read" in capsys.readouterr().err
     assert path.read_text() == UGLY + "# saved by an editor meanwhile\n"
+
+
+def test_fmt_reads_through_a_link_inside_the_root_as_lint_does(tmp_path: Path) -> None:
+    real = model(tmp_path / "repo" / "m", UGLY) / "config.pbtxt"
+    alias = tmp_path / "repo" / "alias"
+    alias.mkdir()
+    (alias / "config.pbtxt").symlink_to(real)
+    status, out = run("fmt", "--check", str(alias / "config.pbtxt"))
+    assert status == 1 and f"would reformat {alias / 'config.pbtxt'}" in out, out
+    status, out = run("fmt", str(alias / "config.pbtxt"))  # never replaced: write its target
+    assert status == 2 and "a symbolic link; write the file it points to" in out, out
+    assert real.read_text() == UGLY and (alias / "config.pbtxt").is_symlink()

@@ -53,10 +53,10 @@ def _diff(path: str, before: str, after: str) -> str:
 def _read(path: Path, root: Path) -> tuple[str, Snapshot] | None:
     """The file's text (no newline translation: CRLF -> LF is fmt's to make) and snapshot; None,
     reported, when it cannot be used: outside the root, not a regular file, unreadable."""
-    from tritoncfg.confined import confine, read_snapshot
+    from tritoncfg.confined import check_inside, read_snapshot
 
     try:
-        confine(path, root)  # what lint does not follow, fmt does not read
+        check_inside(path, root)  # what lint does not follow, fmt does not read
         data, snapshot = read_snapshot(path)
         return data.decode("utf-8"), snapshot
     except OSError as exc:
