@@ -90,16 +90,30 @@ def project(
     pyproject.toml with `[tool.tritoncfg]`), or `config`'s, or none with `isolated`; the overrides
     win over them. Raises SettingsError, or OptionError (a bad value, a path that does not exist)."""
     items = [paths] if isinstance(paths, str | Path) else list(paths)
+    for item in items:
+        if not is_cloud(item):
+            _check_local(Path(item))
     chosen = [item if is_cloud(item) else project_repository(Path(item)) for item in items]
     local = [item for item in chosen if isinstance(item, Path)]
     for path in local:
-        if not path.exists() and not path.is_symlink():
-            raise OptionError(f"{path}: no such file or directory")
+        _check_local(path)
     settings = load_settings(local[0] if local else Path.cwd(), config=config, isolated=isolated)
     setup = lint_setup(settings, overrides)
     if len(local) < len(chosen):  # the cache keys local files only
         setup = dataclasses.replace(setup, cache_dir=None)
     return Project(tuple(chosen), setup)
+
+
+def _check_local(path: Path) -> None:
+    """A path to lint: present, and a directory or a regular file (not a loop, a device...)."""
+    from tritoncfg.confined import PathRefused, check_input
+
+    try:
+        check_input(path)
+    except PathRefused as error:
+        raise OptionError(str(error)) from None
+    if not os.path.lexists(path):
+        raise OptionError(f"{path}: no such file or directory")
 
 
 def lint_project(

@@ -27,6 +27,7 @@ from tritoncfg.checks.core.plan import RulePlan
 from tritoncfg.checks.core.registry import Rule
 from tritoncfg.checks.core.selection import PathFilters, RuleSelection
 from tritoncfg.checks.core.suppress import UNUSED, apply_suppressions
+from tritoncfg.confined import read_regular
 from tritoncfg.diagnostics import Diagnostic, Severity
 from tritoncfg.record import record
 from tritoncfg.repository import LayoutIssue, ModelDir, Repository
@@ -106,9 +107,8 @@ class SourceTexts(Mapping[str, str]):
     def __getitem__(self, key: str) -> str:
         if key not in self._texts:
             file = self._files[key]  # KeyError: not a linted config
-            try:
-                with open(file, "rb") as handle:
-                    self._texts[key] = handle.read().decode("utf-8", errors="replace")
+            try:  # a regular file only: it may have become a FIFO since it was linted
+                self._texts[key] = read_regular(file).decode("utf-8", errors="replace")
             except OSError:
                 self._texts[key] = ""
         return self._texts[key]

@@ -140,10 +140,11 @@ def _read(path: Path) -> dict[str, Any] | None:
     """The tritoncfg table of a file, or None when the file has none."""
     import tomllib  # only where there is a file: a lint without one does not pay for it
 
+    from tritoncfg.confined import read_regular
+
     try:
-        with path.open("rb") as handle:
-            document = tomllib.load(handle)
-    except tomllib.TOMLDecodeError as exc:
+        document = tomllib.loads(read_regular(path).decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise SettingsError(f"{path}: invalid TOML: {exc}") from None
     except OSError as exc:
         raise SettingsError(f"{path}: cannot read: {exc.strerror or exc}") from None

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import field, replace
 from pathlib import Path
 
+from tritoncfg.confined import read_regular
 from tritoncfg.record import record
 from tritoncfg.repository import ModelDir, Repository, RepositoryError, discover_many
 from tritoncfg.repository.model import CONFIG_FILENAME
@@ -203,14 +204,12 @@ def _may_be_ensemble(entry: os.DirEntry[str] | None, config_name: str | None) ->
         return True
     names = ([f"configs/{config_name}.pbtxt"] if config_name else []) + [CONFIG_FILENAME]
     for name in names:
-        try:
-            fd = os.open(os.path.join(entry.path, name), os.O_RDONLY | os.O_NOFOLLOW)
+        try:  # a FIFO named config.pbtxt is refused, never opened: it would block
+            return b"ensemble" in read_regular(os.path.join(entry.path, name), follow=False)
         except FileNotFoundError:
             continue
         except OSError:
             return True
-        with os.fdopen(fd, "rb") as handle:
-            return b"ensemble" in handle.read()
     return False
 
 

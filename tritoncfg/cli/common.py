@@ -56,9 +56,22 @@ def refuse_cloud(paths: list[Path], command: str) -> None:
             )
 
 
+def usable_path(path: Path) -> None:
+    """A usage error unless `path` is missing, a directory or a regular file (not a symlink
+    loop, a name too long, a FIFO or a device: nothing would be checked there)."""
+    from tritoncfg.confined import PathRefused, check_input
+
+    try:
+        check_input(path)
+    except PathRefused as error:
+        fail(str(error))
+
+
 def existing_paths(paths: list[Path]) -> list[Path]:
+    """The paths, each present and usable (`usable_path`); else a usage error."""
     for path in paths:
-        if not path.exists() and not path.is_symlink():
+        usable_path(path)
+        if not os.path.lexists(path):
             fail(f"{path}: no such file or directory")
     return paths
 

@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from tritoncfg.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, fail, refuse_cloud
+from tritoncfg.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_USAGE,
+    fail,
+    refuse_cloud,
+    usable_path,
+)
 
 if TYPE_CHECKING:
     from tritoncfg.checks import LintOptions
@@ -136,6 +143,7 @@ def _refusals(workspace: Workspace, options: LintOptions) -> dict[str, list[Diag
 
 def _target(path: Path, write: bool) -> Path:
     """The path to discover: a missing `config.pbtxt` of an existing model dir stands for it."""
+    usable_path(path)
     if path.exists() or path.is_symlink():
         from tritoncfg.settings import project_repository
 
@@ -215,8 +223,12 @@ def _write(loaded: LoadedModel, completion: FullCompletion) -> int:
     if not merge.changed:
         _say(f"{path}: nothing to add")
         return EXIT_OK
+    from tritoncfg.confined import Snapshot
+
+    read = None if creating or loaded.config is None else loaded.config.source
     try:
-        write_atomic(path, merge.text)
+        before = None if read is None else Snapshot.of(read.encode("utf-8"))
+        write_atomic(path, merge.text, root=loaded.dir.root, expect=before)
     except OSError as exc:
         _say(f"{path}: error: cannot write: {exc.strerror or exc}")
         return EXIT_USAGE

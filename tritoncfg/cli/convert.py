@@ -33,12 +33,15 @@ def convert_command(
 
     Exit status: 0 converted; 2 unreadable file or a config that does not parse.
     """
+    from tritoncfg.confined import read_regular
     from tritoncfg.text.json_config import convert_text
 
     (path,) = existing_paths([file])
     try:
-        source = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        source = read_regular(path).decode("utf-8")
+    except OSError as exc:
+        fail(f"{path}: cannot read: {exc.strerror or exc}")
+    except UnicodeDecodeError as exc:
         fail(f"{path}: cannot read: {exc}")
     from_json = path.suffix.lower() == ".json"
     outcome = convert_text(source, from_json=from_json, to_json=to is ConfigFormat.json)
@@ -56,7 +59,7 @@ def convert_command(
     from tritoncfg.atomic import write_atomic
 
     try:
-        write_atomic(output, outcome.text)
+        write_atomic(output, outcome.text)  # a regular file (or a new one), never a link
     except OSError as exc:
         fail(f"{output}: cannot write: {exc.strerror or exc}")
     raise typer.Exit(EXIT_OK)

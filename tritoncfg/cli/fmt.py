@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -17,19 +17,27 @@ from tritoncfg.cli.common import (
     repository_paths,
 )
 
+if TYPE_CHECKING:
+    from tritoncfg.confined import Snapshot
+
 CONFIG_GLOBS = ("config.pbtxt", "configs/*.pbtxt")
 
 
-def config_files(paths: list[Path]) -> list[Path]:
-    """The files to format: files as given; directories searched for config.pbtxt and configs/*.pbtxt."""
-    found: list[Path] = []
+def config_files(paths: list[Path]) -> list[tuple[Path, Path]]:
+    """The files to format, each with the repository root it must be reached from without
+    leaving (as discovery finds it): files as given; directories searched for config.pbtxt and
+    configs/*.pbtxt (symlinked directories are not entered, as lint does not)."""
+    from tritoncfg.repository.discover import root_of
+
+    found: dict[Path, Path] = {}
     for path in paths:
-        if path.is_dir():
+        root = root_of(path)
+        if path.is_dir() and path.suffix.lower() not in (".pbtxt", ".json"):
             for pattern in CONFIG_GLOBS:
-                found.extend(p for p in path.rglob(pattern) if p.is_file())
-        else:
-            found.append(path)
-    return sorted(dict.fromkeys(found))
+                found.update((p, root) for p in path.rglob(pattern) if p.is_file())
+        else:  # a file, or a directory named as one: refused when it is read
+            found.setdefault(path, root)
+    return sorted(found.items())
 
 
 def _diff(path: str, before: str, after: str) -> str:
@@ -42,13 +50,30 @@ def _diff(path: str, before: str, after: str) -> str:
     )
 
 
-def _write(path: Path, text: str) -> bool:
+def _read(path: Path, root: Path) -> tuple[str, Snapshot] | None:
+    """The file's text (no newline translation: CRLF -> LF is fmt's to make) and snapshot; None,
+    reported, when it cannot be used: outside the root, not a regular file, unreadable."""
+    from tritoncfg.confined import check_inside, read_snapshot
+
+    try:
+        check_inside(path, root)  # what lint does not follow, fmt does not read
+        data, snapshot = read_snapshot(path)
+        return data.decode("utf-8"), snapshot
+    except OSError as exc:
+        sys.stderr.write(f"{path}: cannot read: {exc.strerror or exc}\n")
+    except UnicodeDecodeError as exc:
+        sys.stderr.write(f"{path}: cannot read: {exc}\n")
+    return None
+
+
+def _write(path: Path, text: str, root: Path, snapshot: Snapshot) -> bool:
     """Replace the file atomically; a write that fails (read-only directory, disk full, file
-    size limit) leaves the file as it was and is reported, and a symlink is never replaced."""
+    size limit, a file edited since it was read, a link out of the root) leaves the file as it
+    was and is reported."""
     from tritoncfg.atomic import write_atomic
 
     try:
-        write_atomic(path, text)
+        write_atomic(path, text, root=root, expect=snapshot)
     except OSError as exc:
         sys.stderr.write(f"{path}: cannot write: {exc.strerror or exc}\n")
         return False
@@ -91,13 +116,12 @@ def fmt_command(
     changed: list[Path] = []
     broken = 0
     refuse_cloud(paths, "fmt")
-    for path in config_files(repository_paths(paths)):
-        try:
-            source = path.read_bytes().decode("utf-8")  # no newline translation: CRLF -> LF
-        except (OSError, UnicodeDecodeError) as exc:
-            sys.stderr.write(f"{path}: cannot read: {exc}\n")
+    for path, root in config_files(repository_paths(paths)):
+        read = _read(path, root)
+        if read is None:
             broken += 1
             continue
+        source, snapshot = read
         try:
             formatted = (
                 format_json(source) if path.suffix.lower() == ".json" else format_source(source)
@@ -115,7 +139,7 @@ def fmt_command(
             sys.stdout.write(_diff(str(path), source, formatted))
         elif check:
             sys.stdout.write(f"would reformat {path}\n")
-        elif _write(path, formatted):
+        elif _write(path, formatted, root, snapshot):
             sys.stdout.write(f"reformatted {path}\n")
         else:
             changed.pop()

@@ -114,6 +114,8 @@ def _apply_fixes(outcome: FixOutcome, *, diff_only: bool, unsafe: bool) -> bool:
     import difflib
 
     from tritoncfg.atomic import write_atomic
+    from tritoncfg.confined import Snapshot
+    from tritoncfg.repository.discover import root_of
 
     for path in outcome.changed:
         if diff_only:
@@ -123,8 +125,9 @@ def _apply_fixes(outcome: FixOutcome, *, diff_only: bool, unsafe: bool) -> bool:
             )
         else:
             try:
-                write_atomic(Path(path), outcome.after[path])
-            except OSError as exc:  # the file is left as it was
+                read = Snapshot.of(outcome.before[path].encode("utf-8"))
+                write_atomic(Path(path), outcome.after[path], root=root_of(path), expect=read)
+            except OSError as exc:  # the file is left as it was: a link out, an edit since
                 fail(f"{path}: cannot write the fixes: {exc.strerror or exc}")
     if not diff_only:
         remaining = sum(1 for d in outcome.result.diagnostics if d.fix is not None)

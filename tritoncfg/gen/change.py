@@ -44,6 +44,7 @@ class Change:
     notes: list[str] = field(default_factory=list)  # how values were chosen, for the output
     extra_files: dict[Path, bytes] = field(default_factory=dict)  # written with the config
     make_dirs: list[Path] = field(default_factory=list)  # created with the config
+    root: Path | None = None  # the repository root the writes must not leave (its model's)
 
     @property
     def changed(self) -> bool:
@@ -176,16 +177,24 @@ def describe(findings: list[Diagnostic]) -> str:
 
 
 def write_change(change: Change) -> None:
-    """Write the config and any extra files, each atomically (extra files first)."""
+    """Write the config and any extra files, each atomically (extra files first), none through
+    a symlink out of the repository root (checked before any folder is made)."""
     from tritoncfg.atomic import write_atomic
+    from tritoncfg.confined import Snapshot, confine
 
+    root = change.root if change.root is not None else change.path.parent.parent
+    for path in (*change.extra_files, change.path):
+        confine(path, root)
+    for directory in change.make_dirs:
+        confine(directory, root, directory=True)
     for path, data in change.extra_files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         _write_bytes(path, data)
     for directory in change.make_dirs:
         directory.mkdir(parents=True, exist_ok=True)
     change.path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(change.path, change.after)
+    before = Snapshot.of(change.before.encode("utf-8")) if change.path.exists() else None
+    write_atomic(change.path, change.after, root=root, expect=before)
 
 
 def _write_bytes(path: Path, data: bytes) -> None:

@@ -148,4 +148,6 @@ def generate(target: Target, request: BatchingRequest, notes: list[str]) -> Chan
     wanted = ModelConfig()
     wanted.dynamic_batching.CopyFrom(block)
     text = set_fields(target.parsed, wanted, ("dynamic_batching",))
-    return Change(target.config_path, target.parsed.source, text, notes)
+    return Change(
+        target.config_path, target.parsed.source, text, notes, root=target.loaded.dir.root
+    )

@@ -173,10 +173,16 @@ def generate(
     config_name: str | None = None,
 ) -> Change:
     from tritoncfg.complete.merge import render_message
+    from tritoncfg.confined import PathRefused, check_input, confine, read_regular
     from tritoncfg.text import parse
 
     if not name or "/" in name or "\\" in name or name in (".", "..") or name.startswith("."):
         raise GenUsageError(f"invalid ensemble name {name!r}")
+    try:  # a name too long for the file system; a folder of that name linked out of the root
+        check_input(repository / name)
+        confine(repository / name / "config.pbtxt", repository)
+    except PathRefused as error:
+        raise GenUsageError(str(error)) from None
     if len(set(models)) != len(models):
         raise GenUsageError("a model is given twice as --step")
     if name in models:
@@ -189,12 +195,13 @@ def generate(
         wiring = ", ".join(f"{k} <- {v}" for k, v in sorted(step.input_map.items()))
         notes.append(f"step {step.model_name}: {wiring}")
     if path.is_file():
-        before = path.read_text(encoding="utf-8")
+        before = read_regular(path).decode("utf-8")
         after = set_fields(parse(before, str(path)), config, WRITTEN)
     else:
         before, after = "", render_message(config)
     change = Change(path, before, after, notes)
     change.make_dirs = [path.parent / VERSION_DIR]
+    change.root = repository
     return change
 
 

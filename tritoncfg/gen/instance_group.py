@@ -110,4 +110,6 @@ def generate(target: Target, request: GroupRequest, notes: list[str]) -> Change:
             f"{request.count * len(request.gpus)} in all"
         )
     text = set_fields(target.parsed, wanted, ("instance_group",))
-    return Change(target.config_path, target.parsed.source, text, notes)
+    return Change(
+        target.config_path, target.parsed.source, text, notes, root=target.loaded.dir.root
+    )

@@ -34,7 +34,12 @@ def load_target(path: Path, config_name: str | None = None) -> Target:
     `config_name`: the settings' `model-config-name` (Triton's --model-config-name). Raises
     GenUsageError when there is no such model or its config does not parse."""
     from tritoncfg.api import load
+    from tritoncfg.confined import PathRefused, check_input
 
+    try:
+        check_input(path)  # a loop, a name too long, a FIFO or a device
+    except PathRefused as refused:
+        raise GenUsageError(str(refused)) from None
     if not path.exists():
         raise GenUsageError(f"{path}: no such file or directory")
     models = load(path, config_name=config_name).models

@@ -258,6 +258,8 @@ def generate(target: Target, request: WarmupRequest, notes: list[str]) -> Change
     notes.append(
         f"samples for batch sizes {', '.join(str(s.batch_size) for s in wanted.model_warmup)}"
     )
-    change = Change(target.config_path, target.parsed.source, text, notes)
+    change = Change(
+        target.config_path, target.parsed.source, text, notes, root=target.loaded.dir.root
+    )
     change.extra_files = {target.dir / WARMUP_DIR / name: data for name, data in files.items()}
     return change

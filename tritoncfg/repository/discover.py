@@ -245,6 +245,12 @@ def discover_many(
     return tuple(plan.scanned(scan_one) for plan in plan_many(paths, config_name=config_name))
 
 
+def root_of(path: Path | str) -> Path:
+    """The repository root discovery takes `path` (a repository, a model directory or a config
+    file) to be in: what a writer must not leave, so that it agrees with lint (TC102)."""
+    return _target(path, None).root
+
+
 def discover(path: Path | str, *, config_name: str | None = None) -> Repository:
     """Discover a model repository, a single model directory, or a single config file.
 

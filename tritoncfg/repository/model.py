@@ -12,6 +12,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
 
+from tritoncfg.confined import PathRefused, read_regular
 from tritoncfg.record import record
 
 CONFIG_FILENAME = "config.pbtxt"
@@ -251,8 +252,9 @@ class ModelDir:
         path = self.config_path
         real = self._real_config_path()
         try:
-            with open(real, "rb") as handle:
-                return handle.read()
+            return read_regular(real)  # never opens a FIFO or device; bounded size
+        except PathRefused as error:
+            raise RepositoryError(path, error.strerror or str(error)) from error
         except OSError as error:
             reason = f"failed to open text file for read: {error.strerror or error}"
             raise RepositoryError(path, reason) from error

@@ -15,6 +15,7 @@ from dataclasses import field
 from pathlib import Path
 
 from tritoncfg.atomic import copy_atomic, current_umask, write_atomic
+from tritoncfg.confined import confine, read_regular
 from tritoncfg.record import record
 from tritoncfg.scaffold.models import ModelFiles
 from tritoncfg.scaffold.spec import ScaffoldError
@@ -65,8 +66,9 @@ class Plan:
                 if path.exists() and (not replace or _read(path) == text):
                     continue
                 done.append(f"{'replaced' if path.exists() else 'created'} {path}")
+                confine(path, self.root)  # before mkdir: a linked folder may leave the project
                 path.parent.mkdir(parents=True, exist_ok=True)
-                write_atomic(path, text)
+                write_atomic(path, text, root=self.root)
         for model in self.models:
             done.append(_write_model(self.root, self.root / self.repository, model))
         return done
@@ -76,6 +78,7 @@ def _write_model(root: Path, repository: Path, model: ModelFiles) -> str:
     """Build the folder in the project root (not in the repository, where a folder left by a
     crash would be loaded as a model), then rename it into place, replacing the old one."""
     target = repository / model.name
+    confine(target, root, directory=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{model.name}.new-", dir=root))
     try:
         staging.chmod(0o777 & ~current_umask())  # mkdtemp makes it 0700
@@ -101,7 +104,7 @@ def _write_model(root: Path, repository: Path, model: ModelFiles) -> str:
 
 def _read(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8")
+        return read_regular(path).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
 

@@ -133,7 +133,13 @@ class _Reader:
         if match is not None:
             self.pos = match.end()
             text = match.group()
-            number: int | float = float(text) if any(c in text for c in ".eE") else int(text)
+            try:
+                number: int | float = float(text) if any(c in text for c in ".eE") else int(text)
+            except ValueError:  # over Python's int-string limit: out of range for any field
+                digits = len(text.lstrip("-"))
+                raise self.fail(
+                    f"Number out of range: {digits} digits, more than any field holds.", start
+                ) from None
             return JsonNode("number", self.span(start, self.pos), number)
         for word, (kind, scalar) in _WORDS.items():
             if self.source.startswith(word, start):

@@ -29,9 +29,13 @@ class ConfigFileError(Exception):
 
 def read_config_file(path: Path) -> ModelConfig:
     """A config from text format (config.pbtxt) or JSON (what HTTP `get_model_config` returns)."""
+    from tritoncfg.confined import read_regular
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
+        text = read_regular(path).decode("utf-8")
+    except OSError as error:
+        raise ConfigFileError(f"{path}: cannot read: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
         raise ConfigFileError(f"{path}: cannot read: {error}") from None
     if path.suffix == ".json" or text.lstrip().startswith("{"):
         try:
