@@ -16,12 +16,12 @@ from typing import Any
 
 from tritoncfg.cloud.client import CloudError
 from tritoncfg.cloud.url import CloudUrl
+from tritoncfg.confined import CONFIG_SIZE_LIMIT
 from tritoncfg.record import record
 from tritoncfg.units import format_size
 
 CONFIG_FILENAME = "config.pbtxt"
 CONFIGS_DIRNAME = "configs"
-CONFIG_SIZE_LIMIT = 64 * 1024 * 1024  # the largest config file lint reads
 NAME_MAX = 255  # bytes in one file name (Linux, macOS, Windows)
 MODEL_SUFFIXES = (".onnx", ".xml")  # model files the model-aware checks open (ONNX, OpenVINO IR)
 
