@@ -1,5 +1,6 @@
 """`tritoncfg new` checks every path it will write before the first write: names and paths the
-file system cannot hold, and files where its folders must go, stop it with nothing written."""
+file system cannot hold, and files where its folders must go, stop it with nothing written; and
+it copies nothing from outside the model's folder (ONNX external data behind a symlink)."""
 
 from __future__ import annotations
 
@@ -47,3 +48,21 @@ def test_a_file_where_a_folder_must_go_writes_nothing(tmp_path: Path) -> None:
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert f"{root / '.github'}: exists and is not a directory" in done.stderr
     assert snapshot(root) == before
+
+
+def test_external_data_linked_from_elsewhere_is_not_copied(tmp_path: Path) -> None:
+    """`weights.bin` beside the model is a symlink to a file elsewhere: its bytes would end up in
+    the project (and ONNX Runtime would refuse to load the source model as it is): refused,
+    naming the file, nothing written."""
+    from models.onnxkit import make_external
+
+    source = make_external(tmp_path / "src" / "big.onnx")
+    elsewhere = tmp_path / "private" / "weights.bin"
+    elsewhere.parent.mkdir()
+    (source.parent / "weights.bin").rename(elsewhere)
+    (source.parent / "weights.bin").symlink_to(elsewhere)
+    done = new(tmp_path / "d", "--from-model", str(source))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"its external data file {source.parent / 'weights.bin'} is not copied" in done.stderr
+    assert f"it resolves to '{elsewhere}'" in done.stderr
+    assert not (tmp_path / "d").exists()
