@@ -48,6 +48,16 @@ def test_links_in_step_models_are_not_followed(tmp_path: Path) -> None:
     assert (repo / "e" / "1").is_dir() and errors(repo / "e") == []
 
 
+def test_a_step_that_links_out_of_the_repository_is_refused(tmp_path: Path) -> None:
+    repo = _repository(tmp_path)
+    (repo / "pre").rename(tmp_path / "elsewhere")
+    (repo / "pre").symlink_to(tmp_path / "elsewhere")
+    done = run("gen", "ensemble", "e", *STEPS, "--repository", str(repo))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"{repo / 'pre'}: symlink points outside the repository root" in done.stderr
+    assert "not followed" in done.stderr and not (repo / "e").exists()
+
+
 def test_the_result_is_still_linted_against_the_steps(tmp_path: Path) -> None:
     """In place, the planned ensemble is checked with its steps: a step whose model file is
     missing (TC522 on the ensemble) refuses the ensemble, naming the real path."""
