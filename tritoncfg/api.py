@@ -238,12 +238,7 @@ def _lint(
     repositories = tuple(plan.scanned(scan_one) for plan in plans)
     if cache is not None and any(_holds(r.root, cache.directory) for r in repositories):
         cache = None  # in a repository, Triton would poll the cache directory as a model
-    chosen = [
-        (repository, model)
-        for repository in repositories
-        for model in repository.models
-        if not filters.excluded(model.path)
-    ]
+    chosen = _chosen(repositories, filters)
     chosen += _dependents(repositories, chosen, job)
     unrouted, selected = _route(_repository_findings(repositories, job, chosen), chosen)
     if cache is None:
@@ -261,6 +256,37 @@ def _lint(
         recorded = {name: getattr(result, name) for name in fields}
         cache.store(repositories, zip(selected, done, strict=True), {**recorded, "relinted": []})
     return result
+
+
+def lint_discovered(
+    repositories: tuple[Repository, ...],
+    options: LintOptions,
+    selection: RuleSelection,
+    filters: PathFilters,
+    *,
+    overrides: Mapping[str, str],
+) -> LintResult:
+    """`lint` of repositories discovered already, their selected models linted in one process,
+    with no cache: what `tritoncfg gen ensemble` runs on the repository with the model directory
+    it would write (`tritoncfg.gen.planned`), before writing anything."""
+    job = LintJob(options, tuple(selection.active_codes()), selection, filters, dict(overrides))
+    chosen = _chosen(repositories, filters)
+    unrouted, selected = _route(_repository_findings(repositories, job, chosen), chosen)
+    done = lint_selected(repositories, selected, job, 1)
+    file_paths = [str(s.dir.config_path) for s, o in zip(selected, done, strict=True) if o.linted]
+    return _result(job, unrouted, done, file_paths, [s.dir.name for s in selected])
+
+
+def _chosen(
+    repositories: tuple[Repository, ...], filters: PathFilters
+) -> list[tuple[Repository, ModelDir]]:
+    """The models of the repositories to lint: those the path filters do not exclude."""
+    return [
+        (repository, model)
+        for repository in repositories
+        for model in repository.models
+        if not filters.excluded(model.path)
+    ]
 
 
 def _pools_scans(plans: list[RootPlan], job: LintJob) -> bool:
@@ -421,6 +447,7 @@ __all__ = [
     "SettingsError",
     "format",
     "lint",
+    "lint_discovered",
     "lint_project",
     "lint_setup",
     "load",

@@ -47,6 +47,27 @@ def corpus_model(rel: str, repo: Path) -> Path:
     return target
 
 
+def step_model(
+    repo: Path,
+    name: str,
+    inputs: list[tuple[str, list[int | str]]],
+    outputs: list[tuple[str, list[int | str]]],
+    mbs: int = 8,
+) -> None:
+    """An ONNX Runtime model `name` in `repo` for an ensemble step: FP32 tensors, its config
+    leaving them to Triton's auto-complete from the model file."""
+    from models.onnxkit import FLOAT, make_onnx
+
+    make_onnx(
+        repo / name / "1" / "model.onnx",
+        [(n, FLOAT, shape) for n, shape in inputs],
+        [(n, FLOAT, shape) for n, shape in outputs],
+    )
+    (repo / name / "config.pbtxt").write_text(
+        f'# {name}\nbackend: "onnxruntime"\nmax_batch_size: {mbs}\n'
+    )
+
+
 def errors(path: Path) -> list[str]:
     """The error findings of a model or repository (proof that lint ran: the file parsed)."""
     result = lint(path)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from clikit import run
 from corpus import REAL_WORLD, copy_tree, require_corpus
-from gen.genkit import comment_lines, errors
+from gen.genkit import comment_lines, errors, step_model
 from models.onnxkit import FLOAT, make_onnx
 
 from tritoncfg.api import lint
@@ -83,27 +83,10 @@ def test_round_trip_rebuilds_the_tutorial_ensemble(tmp_path: Path) -> None:
     assert all(s.model_version == -1 for s in steps.values())
 
 
-def _step(
-    repo: Path,
-    name: str,
-    inputs: list[tuple[str, list[int | str]]],
-    outputs: list[tuple[str, list[int | str]]],
-    mbs: int = 8,
-) -> None:
-    make_onnx(
-        repo / name / "1" / "model.onnx",
-        [(n, FLOAT, shape) for n, shape in inputs],
-        [(n, FLOAT, shape) for n, shape in outputs],
-    )
-    (repo / name / "config.pbtxt").write_text(
-        f'# {name}\nbackend: "onnxruntime"\nmax_batch_size: {mbs}\n'
-    )
-
-
 def test_new_ensemble_directory_with_the_smallest_max_batch_size(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
-    _step(repo, "pre", [("RAW", ["b", 16])], [("FEATS", ["b", 8])], mbs=8)
-    _step(repo, "clf", [("x", ["b", 8])], [("logits", ["b", 3])], mbs=4)
+    step_model(repo, "pre", [("RAW", ["b", 16])], [("FEATS", ["b", 8])], mbs=8)
+    step_model(repo, "clf", [("x", ["b", 8])], [("logits", ["b", 3])], mbs=4)
     done = run(
         "gen",
         "ensemble",
@@ -126,8 +109,8 @@ def test_new_ensemble_directory_with_the_smallest_max_batch_size(tmp_path: Path)
 
 def test_ambiguous_wiring_is_refused_and_map_resolves_it(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
-    _step(repo, "split", [("RAW", ["b", 16])], [("A", ["b", 8]), ("B", ["b", 8])])
-    _step(repo, "head", [("x", ["b", 8])], [("y", ["b", 2])])
+    step_model(repo, "split", [("RAW", ["b", 16])], [("A", ["b", 8]), ("B", ["b", 8])])
+    step_model(repo, "head", [("x", ["b", 8])], [("y", ["b", 2])])
     args = [
         "gen",
         "ensemble",
@@ -153,8 +136,8 @@ def test_ambiguous_wiring_is_refused_and_map_resolves_it(tmp_path: Path) -> None
 
 def test_a_cycle_is_refused_naming_the_tensors(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
-    _step(repo, "a", [("Y", ["b", 4])], [("X", ["b", 4])])
-    _step(repo, "b", [("X", ["b", 4])], [("Y", ["b", 4])])
+    step_model(repo, "a", [("Y", ["b", 4])], [("X", ["b", 4])])
+    step_model(repo, "b", [("X", ["b", 4])], [("Y", ["b", 4])])
     done = run("gen", "ensemble", "loop", "--step", "a", "--step", "b", "--repository", str(repo))
     assert done.returncode == 1
     assert "cycle through the tensors 'X', 'Y'" in done.stderr
@@ -162,7 +145,7 @@ def test_a_cycle_is_refused_naming_the_tensors(tmp_path: Path) -> None:
 
 def test_usage_errors(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
-    _step(repo, "a", [("X", ["b", 4])], [("Y", ["b", 4])])
+    step_model(repo, "a", [("X", ["b", 4])], [("Y", ["b", 4])])
     missing = run("gen", "ensemble", "e", "--step", "nope", "--repository", str(repo))
     assert missing.returncode == 2 and "no such file" in missing.stderr
     bad = run("gen", "ensemble", "../e", "--step", "a", "--repository", str(repo))

@@ -378,5 +378,5 @@ def ensemble_command(
         lambda notes: gen.generate(models, name, step, map_ or [], notes, config_name),
         write,
         setup,
-        check=lambda change, text: gen.staged_findings(change, text, models, step, setup),
+        check=lambda change, text: gen.planned_findings(change, text, setup),
     )

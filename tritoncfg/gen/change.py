@@ -11,9 +11,10 @@ byte; comments inside a replaced block go with it. New text is in `tritoncfg fmt
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tritoncfg.complete.merge import append_edit, render_message
 from tritoncfg.diagnostics import Diagnostic, Severity
@@ -22,6 +23,9 @@ from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig
 from tritoncfg.text import ParsedConfig, parse
 from tritoncfg.text.edits import Edit, apply_edits, delete_field
+
+if TYPE_CHECKING:
+    from tritoncfg.api import LintResult
 
 
 class GenError(Exception):
@@ -160,6 +164,15 @@ def blocking_findings(
         setup.filters,
         overrides={str(config_path): text},
     )
+    return failing_findings(result, config_path, setup, refuse)
+
+
+def failing_findings(
+    result: LintResult, config_path: Path, setup: LintSetup, refuse: frozenset[str] = frozenset()
+) -> list[Diagnostic]:
+    """The findings of `result` that fail a lint with `setup` (errors; warnings too with
+    warnings-as-errors) and those whose code is in `refuse`, in the config at `config_path` or
+    its model directory."""
     failing = {Severity.ERROR, *((Severity.WARNING,) if setup.warnings_as_errors else ())}
     return [
         d
@@ -178,23 +191,82 @@ def describe(findings: list[Diagnostic]) -> str:
 
 def write_change(change: Change) -> None:
     """Write the config and any extra files, each atomically (extra files first), none through
-    a symlink out of the repository root (checked before any folder is made)."""
-    from tritoncfg.atomic import write_atomic
-    from tritoncfg.confined import Snapshot, confine
+    a symlink out of the repository root (checked before any folder is made). A model
+    directory that is not there yet is built beside its place (a hidden directory of the
+    repository) and renamed into it in one step; in one that is there, what a failed write made
+    is removed. Either way a failure leaves no half-made model, which Triton would poll and fail
+    to load."""
+    import os
+    import shutil
+    import tempfile
+
+    from tritoncfg.atomic import current_umask
+    from tritoncfg.confined import confine
 
     root = change.root if change.root is not None else change.path.parent.parent
     for path in (*change.extra_files, change.path):
         confine(path, root)
-    for directory in change.make_dirs:
-        confine(directory, root, directory=True)
-    for path, data in change.extra_files.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _write_bytes(path, data)
-    for directory in change.make_dirs:
-        directory.mkdir(parents=True, exist_ok=True)
-    change.path.parent.mkdir(parents=True, exist_ok=True)
-    before = Snapshot.of(change.before.encode("utf-8")) if change.path.exists() else None
-    write_atomic(change.path, change.after, root=root, expect=before)
+    for wanted in change.make_dirs:
+        confine(wanted, root, directory=True)
+    directory = change.path.parent
+    if os.path.lexists(directory) or not directory.parent.is_dir():
+        _write_undoing(change, Path, root)
+        return
+    staging = Path(tempfile.mkdtemp(prefix=".tritoncfg-new-", dir=directory.parent))
+    try:
+        staging.chmod(0o777 & ~current_umask())  # mkdtemp makes it 0700
+        _write_undoing(change, lambda path: staging / path.relative_to(directory), root)
+        os.rename(staging, directory)  # fails, not merges, if a directory appeared there since
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _write_undoing(change: Change, placed: Callable[[Path], Path], root: Path) -> None:
+    """Write the change, each path where `placed` puts it; on failure remove the files and
+    directories it created (those it replaced keep their new content)."""
+    from tritoncfg.atomic import write_atomic
+    from tritoncfg.confined import Snapshot
+
+    made: list[Path] = []
+    try:
+        for path, data in change.extra_files.items():
+            target = placed(path)
+            made += _make_dirs(target.parent)
+            if not target.exists():
+                made.append(target)
+            _write_bytes(target, data)
+        for wanted in change.make_dirs:
+            made += _make_dirs(placed(wanted))
+        config = placed(change.path)
+        made += _make_dirs(config.parent)
+        before = Snapshot.of(change.before.encode("utf-8")) if config.exists() else None
+        write_atomic(config, change.after, root=root, expect=before)
+    except BaseException:
+        for path in reversed(made):
+            _remove(path)
+        raise
+
+
+def _make_dirs(path: Path) -> list[Path]:
+    """Create `path` and its missing parents; returns those created, outermost first."""
+    missing = []
+    while not path.is_dir():
+        missing.append(path)
+        path = path.parent
+    for created in reversed(missing):
+        created.mkdir()
+    return missing[::-1]
+
+
+def _remove(path: Path) -> None:
+    try:
+        if path.is_dir() and not path.is_symlink():
+            path.rmdir()
+        else:
+            path.unlink()
+    except OSError:
+        pass  # not ours to force: a directory something else filled since
 
 
 def _write_bytes(path: Path, data: bytes) -> None:
@@ -221,6 +293,7 @@ __all__ = [
     "blocking_findings",
     "check_binds",
     "describe",
+    "failing_findings",
     "project_setup",
     "set_fields",
     "write_change",

@@ -16,7 +16,7 @@ numeric version directory, which may be empty (`model_lifecycle.cc`).
 
 from __future__ import annotations
 
-from dataclasses import field, replace
+from dataclasses import field
 from pathlib import Path
 
 from tritoncfg.diagnostics import Diagnostic
@@ -205,59 +205,24 @@ def generate(
     return change
 
 
-def staged_findings(
-    change: Change, text: str, repository: Path, models: list[str], setup: LintSetup
-) -> list[Diagnostic]:
+def planned_findings(change: Change, text: str, setup: LintSetup) -> list[Diagnostic]:
     """Lint the ensemble, `text` as its config, as `tritoncfg lint` would with `setup` (the
-    project's settings): in a scratch repository holding it and its steps (files hard-linked
-    where the file system allows, else copied), as the ensemble rules need the steps' configs and
-    nothing may be written into the repository before --write. The scratch repository sits where
-    the real one does relative to the settings' folder, so `exclude` and `per-path-ignores`
-    patterns match as they would there; the findings name the real paths."""
-    import tempfile
-
-    from tritoncfg.gen.change import blocking_findings
-
-    real = repository.absolute()
-    with tempfile.TemporaryDirectory(prefix="tritoncfg-gen-") as scratch:
-        base = setup.filters.base.resolve() if setup.filters.base is not None else None
-        filters = setup.filters
-        if base is not None and real.resolve().is_relative_to(base):
-            root = Path(scratch) / real.resolve().relative_to(base)
-            filters = replace(filters, base=Path(scratch))
-        else:
-            root = Path(scratch) / "repository"
-        ensemble = change.path.parent.name
-        for model in [*models, ensemble]:
-            if (real / model).is_dir():
-                _copy_model(real / model, root / model)
-        staged = root / ensemble / change.path.name
-        (staged.parent / VERSION_DIR).mkdir(parents=True, exist_ok=True)
-        staged.unlink(missing_ok=True)  # a hard link to the real config: write a new file
-        staged.write_text(text, encoding="utf-8")
-        found = blocking_findings(root, staged, text, replace(setup, filters=filters))
-        return [_unstaged(d, root, real) for d in found]
-
-
-def _unstaged(finding: Diagnostic, root: Path, real: Path) -> Diagnostic:
-    """A finding of the scratch repository `root` as it reads for the real one."""
-    path = Path(finding.path)
-    shown = real / path.relative_to(root) if path.is_relative_to(root) else path
-    message = finding.message.replace(str(root), str(real))
-    return replace(finding, path=str(shown), message=message)
-
-
-def _copy_model(source: Path, target: Path) -> None:
-    import shutil
-
-    shutil.copytree(source, target, copy_function=_link_or_copy, dirs_exist_ok=True)
-
-
-def _link_or_copy(source: str, target: str) -> None:
+    project's settings): in place, on the repository as it is with the ensemble's directory as
+    --write makes it (`tritoncfg.gen.planned`). The steps are read where they are, as lint reads
+    them; nothing is copied and nothing written."""
     import os
-    import shutil
 
-    try:
-        os.link(source, target)
-    except OSError:
-        shutil.copy2(source, target)
+    from tritoncfg.api import lint_discovered
+    from tritoncfg.gen.change import failing_findings
+    from tritoncfg.gen.planned import planned_repository
+
+    config_path = Path(os.path.abspath(change.path))
+    repository = planned_repository(config_path, text, VERSION_DIR, setup.options.config_name)
+    result = lint_discovered(
+        (repository,),
+        setup.options,
+        setup.selection,
+        setup.filters,
+        overrides={str(config_path): text},
+    )
+    return failing_findings(result, config_path, setup)

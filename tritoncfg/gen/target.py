@@ -47,6 +47,10 @@ def load_target(path: Path, config_name: str | None = None) -> Target:
         found = "no model directory" if not models else f"{len(models)} models"
         raise GenUsageError(f"{path}: {found} found; give one model directory")
     loaded = models[0]
+    if not loaded.dir.accessible:  # a link leaving the repository, or a folder not listable
+        issue = next((i for i in loaded.repository.issues if i.path == loaded.dir.path), None)
+        why = issue.detail if issue is not None else "the model directory cannot be listed"
+        raise GenUsageError(f"{loaded.dir.path}: {why}")
     if loaded.read_error is not None:
         raise GenUsageError(f"{loaded.config_path}: cannot read: {loaded.read_error.reason}")
     parsed = loaded.config

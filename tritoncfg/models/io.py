@@ -65,6 +65,7 @@ class ModelIO:
     opset: int | None = None  # ONNX default-domain opset
     ir_version: int | None = None
     external_data: bool = False  # weights in files beside the model
+    external_files: tuple[str, ...] = ()  # ONNX: the external data locations, as written
     profiles: tuple[Profile, ...] = ()  # TensorRT
     implicit_batch: bool = False  # TensorRT engines built with an implicit batch dimension
     max_batch_size: int | None = None  # what the engine/model allows, when the file says

@@ -8,6 +8,7 @@ declared ones (ORT reports `y: [N, 4]` for a declared `y: [N, ?]`).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -84,7 +85,8 @@ def describe(model: ModelProto, path: Path) -> ModelIO:
             info = TensorInfo(info.name, info.data_type, info.source_type, shape)
         outputs.append(info)
     external = [t for t in graph.initializer if t.data_location == _EXTERNAL]
-    notes.extend(_missing_external_files(external, path.parent))
+    locations = sorted({_location(t) for t in external} - {""})
+    notes.extend(_missing_external_files(locations, path.parent))
     producer = f"{model.producer_name} {model.producer_version}".strip()
     return ModelIO(
         format="onnx",
@@ -94,6 +96,7 @@ def describe(model: ModelProto, path: Path) -> ModelIO:
         opset=default_opset(model.opset_import),
         ir_version=model.ir_version,
         external_data=bool(external),
+        external_files=tuple(locations),
         version=producer or None,
         notes=tuple(notes),
         initializers=tuple(initializers),
@@ -176,17 +179,30 @@ def _fixed(shape: Shape) -> bool:
     return shape is not None and all(isinstance(d, int) for d in shape)
 
 
-def _missing_external_files(external: list[Any], folder: Path) -> list[str]:
-    missing: set[str] = set()
-    for tensor in external:
-        entries = {e.key: e.value for e in tensor.external_data}
-        location = entries.get("location")
-        if location and not (folder / location).is_file():
-            missing.add(location)
+def _location(tensor: Any) -> str:
+    return str({e.key: e.value for e in tensor.external_data}.get("location", ""))
+
+
+def _missing_external_files(locations: list[str], folder: Path) -> list[str]:
     return [
         f"external data file '{name}' is not beside the model (ONNX Runtime cannot load it)"
-        for name in sorted(missing)
+        for name in locations
+        if external_data_escape(folder, name) is None and not (folder / name).is_file()
     ]
+
+
+def external_data_escape(folder: Path, location: str) -> str | None:
+    """Why ONNX Runtime refuses the external data file `location` of a model file in `folder`,
+    or None: it must resolve, symlinks followed, inside the real path of the model file's folder
+    (onnxruntime `tensorprotoutils.cc`, `ValidateExternalDataPath`); only path names are
+    looked at, no file is read."""
+    if os.path.isabs(location) or location.startswith(("/", "\\")):
+        return "it is an absolute path"
+    base = os.path.realpath(folder)
+    real = os.path.realpath(os.path.join(base, location))
+    if os.path.commonpath([base, real]) != base:
+        return f"it resolves to '{real}', outside the model file's folder '{base}'"
+    return None
 
 
 def _show(shape: Shape) -> str:
@@ -195,4 +211,4 @@ def _show(shape: Shape) -> str:
     return "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
 
 
-__all__ = ["describe", "merge_shapes", "read_onnx", "tensor_info"]
+__all__ = ["describe", "external_data_escape", "merge_shapes", "read_onnx", "tensor_info"]

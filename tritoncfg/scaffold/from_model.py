@@ -52,8 +52,11 @@ def from_model_file(
 
 def external_files(source: Path) -> list[str]:
     """The files beside an ONNX model that hold its weights (copied with it, as ONNX Runtime
-    reads them from the model's folder)."""
+    reads them from the model's folder). One that resolves elsewhere (a symlink) is refused,
+    as ONNX Runtime refuses it: its bytes are never copied into the project."""
     import onnx
+
+    from tritoncfg.models.onnx import external_data_escape
 
     model = onnx.load(str(source), load_external_data=False)
     found: set[str] = set()
@@ -64,6 +67,13 @@ def external_files(source: Path) -> list[str]:
         parts = Path(location).parts
         if not parts or ".." in parts or Path(location).is_absolute():
             raise ScaffoldError(f"{source}: external data location {location!r} is not beside it")
+        outside = external_data_escape(source.parent, location)
+        if outside is not None:  # a symlink to a file elsewhere: its bytes are not copied
+            raise ScaffoldError(
+                f"{source}: its external data file {source.parent / location} is not copied: "
+                f"{outside}; ONNX Runtime refuses external data outside the model file's folder "
+                "(put the file itself beside the model)"
+            )
         if not (source.parent / location).is_file():
             raise ScaffoldError(
                 f"{source}: its weights file {location!r} is not beside it; ONNX Runtime "

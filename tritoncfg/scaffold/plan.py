@@ -18,7 +18,11 @@ from tritoncfg.atomic import copy_atomic, current_umask, write_atomic
 from tritoncfg.confined import confine, read_regular
 from tritoncfg.record import record
 from tritoncfg.scaffold.models import ModelFiles
-from tritoncfg.scaffold.spec import ScaffoldError
+from tritoncfg.scaffold.spec import NAME_MAX, ScaffoldError
+
+_PATH_MAX = 4096  # bytes in a path, its terminating NUL included (Linux)
+_TEMPORARY = len(".x.12345678.tmp") - 1  # write_atomic's name for `x`: `.x.XXXXXXXX.tmp`
+_SHOWN_NAME = 64  # of a model's name in its staging folder's name
 
 
 class Conflict(ScaffoldError):
@@ -33,9 +37,16 @@ class Plan:
     owned: dict[str, str] = field(default_factory=dict)  # replaced only with force
     models: list[ModelFiles] = field(default_factory=list)
 
+    def targets(self) -> list[Path]:
+        """Every path `write` makes: project files, manifests, model folders and their files."""
+        paths = [self.root / relpath for relpath in (*self.project, *self.owned)]
+        for model in self.models:
+            folder = self.root / self.repository / model.name
+            paths += [folder / relpath for relpath in model.files]
+        return paths
+
     def conflicts(self) -> list[str]:
-        if self.root.exists() and not self.root.is_dir():
-            raise ScaffoldError(f"{self.root}: exists and is not a directory")
+        check_writable(self.root, self.targets())
         found: list[str] = []
         names = [model.name for model in self.models]
         for name in {n for n in names if names.count(n) > 1}:
@@ -79,7 +90,8 @@ def _write_model(root: Path, repository: Path, model: ModelFiles) -> str:
     crash would be loaded as a model), then rename it into place, replacing the old one."""
     target = repository / model.name
     confine(target, root, directory=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{model.name}.new-", dir=root))
+    short = model.name[:_SHOWN_NAME]  # a 255-byte name is a valid folder, not with a suffix
+    staging = Path(tempfile.mkdtemp(prefix=f".{short}.new-", dir=root))
     try:
         staging.chmod(0o777 & ~current_umask())  # mkdtemp makes it 0700
         for relpath, content in model.files.items():
@@ -92,7 +104,7 @@ def _write_model(root: Path, repository: Path, model: ModelFiles) -> str:
         if not (target.exists() or target.is_symlink()):
             os.rename(staging, target)
             return f"created {target}"
-        old = Path(tempfile.mkdtemp(prefix=f".{model.name}.old-", dir=root))
+        old = Path(tempfile.mkdtemp(prefix=f".{short}.old-", dir=root))
         os.rename(target, old / model.name)
         os.rename(staging, target)
         shutil.rmtree(old)
@@ -100,6 +112,29 @@ def _write_model(root: Path, repository: Path, model: ModelFiles) -> str:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def check_writable(root: Path, targets: list[Path]) -> None:
+    """Raise ScaffoldError, before anything is written, for a target `write` could not make: a
+    path component over NAME_MAX bytes, a path over PATH_MAX, or a file where one of its folders
+    must be (the project folder's own parents included)."""
+    for path in targets:
+        absolute = Path(os.path.abspath(path))
+        size = len(os.fsencode(absolute))
+        if size + _TEMPORARY >= _PATH_MAX:
+            raise ScaffoldError(
+                f"{path}: the path is too long to write ({size} bytes, and {_TEMPORARY} more "
+                f"for the temporary file it is written to; the limit is {_PATH_MAX})"
+            )
+        long = next((p for p in absolute.parts if len(os.fsencode(p)) > NAME_MAX), None)
+        if long is not None:
+            raise ScaffoldError(
+                f"{path}: {long[:24]!r}... is over {NAME_MAX} bytes; a file name is at most that"
+            )
+    folders = {parent for path in targets for parent in path.parents if parent != Path(".")}
+    for folder in sorted(folders, key=lambda p: len(p.parts)):
+        if folder.exists() and not folder.is_dir():
+            raise ScaffoldError(f"{folder}: exists and is not a directory")
 
 
 def _read(path: Path) -> str | None:

@@ -12,6 +12,7 @@ from tritoncfg.schema import DataType
 # model, and "." / ".." are not directories of their own.
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 _TENSOR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:/-]*")
+NAME_MAX = 255  # bytes in one path component (Linux, macOS and Windows file systems alike)
 DATA_TYPES = tuple(n for n in DataType.keys() if n != "TYPE_INVALID")  # noqa: SIM118 (an enum wrapper)
 
 
@@ -24,6 +25,11 @@ def validate_name(name: str, what: str = "model name") -> str:
         raise ScaffoldError(f"empty {what}")
     if "/" in name or "\\" in name:
         raise ScaffoldError(f"{what} {name!r} contains a path separator; give a plain name")
+    if len(name.encode("utf-8")) > NAME_MAX:
+        raise ScaffoldError(
+            f"{what} {name[:24]!r}... is {len(name.encode('utf-8'))} bytes long; it names a "
+            f"folder, and a file name is at most {NAME_MAX} bytes"
+        )
     if name in {".", ".."} or not _NAME.fullmatch(name):
         raise ScaffoldError(
             f"{what} {name!r} is not a valid model name: use letters, digits, '_', '-' and '.', "
@@ -61,4 +67,4 @@ def parse_tensor(text: str) -> TensorSpec:
     return TensorSpec(name, data_type, dims)
 
 
-__all__ = ["DATA_TYPES", "ScaffoldError", "TensorSpec", "parse_tensor", "validate_name"]
+__all__ = ["DATA_TYPES", "NAME_MAX", "ScaffoldError", "TensorSpec", "parse_tensor", "validate_name"]

@@ -43,6 +43,7 @@ FAMILIES = (
     "model_formats.onnx_model",
     "model_formats.onnx_shapes",
     "model_formats.onnx_inputs",
+    "model_formats.onnx_external_data",
     "model_formats.openvino_model",
     "model_formats.tensorrt_plan",
     "model_formats.tensorrt_autofill",

@@ -1,7 +1,8 @@
 """TC801-TC805: the ONNX Runtime backend's checks of the config against `model.onnx`
 (onnxruntime_backend `AutoCompleteConfig` and `ModelInstanceState::ValidateInputs/Outputs`):
 the file is readable, batching, the input count and names. Types and shapes are in
-`onnx_shapes`, optional, ragged and sequence-control inputs in `onnx_inputs`.
+`onnx_shapes`, optional, ragged and sequence-control inputs in `onnx_inputs`, external data
+files in `onnx_external_data`.
 
 In the default (auto-complete) mode the backend first completes a config that lists no inputs or
 no outputs from the model (and a `max_batch_size: 0` to 4 when the model can batch); `OrtView`

@@ -35,8 +35,14 @@ NO_BATCH_DIM_NOTE = (
 
 
 def _config_inputs(model: LoadedModel, ctx: CheckContext) -> dict[str, ModelInput]:
-    """The config inputs warmup requests are checked against. Empty when they are unknown: with
-    auto-complete on, a backend fills in the inputs of a config that lists none."""
+    """The config inputs warmup requests are checked against, by name, built once per model
+    (each warmup input looks one up: a dict per lookup made gen warmup quadratic). Empty when
+    they are unknown: with auto-complete on, a backend fills in the inputs of a config that
+    lists none."""
+    return ctx.memo(("warmup-config-inputs", id(model)), lambda: _by_name(model, ctx))
+
+
+def _by_name(model: LoadedModel, ctx: CheckContext) -> dict[str, ModelInput]:
     config = ctx.config(model)
     if not config.input and not ctx.strict:
         return {}
