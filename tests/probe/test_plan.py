@@ -148,7 +148,11 @@ def test_choose_runtime() -> None:
     assert choose_runtime("auto", Path("m.plan")) == ("tensorrt", None)
     assert choose_runtime("tensorrt", Path("m.onnx")) == ("tensorrt", None)
     runtime, why = choose_runtime("onnxruntime", Path("m.plan"))
-    assert runtime is None and why is not None and "cannot run a TensorRT model" in why
+    assert (
+        runtime is None
+        and why is not None
+        and "ONNX Runtime cannot run m.plan (TensorRT runs it" in why
+    )
     assert choose_runtime("auto", Path("model.pt2"))[0] is None
 
 

@@ -26,8 +26,6 @@ from tritoncfg.runtimes import BY_NAME
 if TYPE_CHECKING:
     import numpy as np
 
-REFERENCE_RUNTIME = "onnxruntime"
-
 
 @record(frozen=True)
 class Verdict:
@@ -111,7 +109,6 @@ def check_point(
 
 
 __all__ = [
-    "REFERENCE_RUNTIME",
     "Verdict",
     "against",
     "check_point",

@@ -59,8 +59,8 @@ def choose_runtime(choice: str, model_file: Path | None) -> tuple[str | None, st
     if owner is None:
         return None, f"{runtime.title} cannot run {model_file.name}"
     return None, (
-        f"{runtime.title} cannot run a {owner.title} model ({model_file.name}): use --runtime "
-        f"{owner.name} or auto"
+        f"{runtime.title} cannot run {model_file.name} ({owner.title} runs it: use --runtime "
+        f"{owner.name} or auto)"
     )
 
 
