@@ -32,7 +32,13 @@ class ProbeFormat(StrEnum):
 Runtime = StrEnum(  # type: ignore[misc]
     "Runtime", [("auto", "auto"), *((r.name, r.name) for r in RUNTIMES)]
 )
-_AUTO_HELP = "auto: " + ", ".join(f"{' '.join(r.suffixes)} on {r.title}" for r in RUNTIMES) + "."
+_RUNTIME_HELP = (
+    "auto ("
+    + ", ".join(f"{' '.join(r.suffixes)} on {r.title}" for r in RUNTIMES)
+    + ") or one runtime: "
+    + ", ".join(r.name for r in RUNTIMES)
+    + "."
+)
 
 
 def probe_command(
@@ -42,7 +48,8 @@ def probe_command(
     ],
     runtime: Annotated[
         Runtime,
-        typer.Option(help=_AUTO_HELP),
+        # the choices in the help: a long metavar breaks mid-word
+        typer.Option(metavar="<runtime>", help=_RUNTIME_HELP),
     ] = Runtime.auto,  # type: ignore[attr-defined]
     dim: Annotated[
         list[str] | None,
