@@ -164,3 +164,22 @@ def test_parameters_the_backend_reads_are_applied_and_reported(tmp_path: Path) -
     bad = text.replace('string_value: "false"', 'string_value: "maybe"')
     with pytest.raises(RunnerError, match="parameters 'INFERENCE_MODE' is 'maybe', not a bool"):
         PyTorchRunner(ProbeSettings()).load(model / "1" / "model.pt", config(bad))
+
+
+def test_an_output_of_another_type_than_declared_fails_the_point(tmp_path: Path) -> None:
+    """The outputs are checked against the config like any runner's (execute.check_outputs)."""
+    from tritoncfg.probe.execute import run_point
+
+    model = two_types_model(tmp_path)
+    text = (
+        (model / "config.pbtxt")
+        .read_text()
+        .replace('"next_ids" data_type: TYPE_INT64', '"next_ids" data_type: TYPE_INT32')
+    )
+    runner = PyTorchRunner(ProbeSettings())
+    runner.load(model / "1" / "model.pt", config(text))
+    point = TestPoint(2, {"scale": (2, 3), "ids": (2, 3)})
+    inputs = {"scale": np.ones((2, 3), np.float32), "ids": np.ones((2, 3), np.int64)}
+    result = run_point(runner, config(text), point, inputs, ProbeSettings(timed_runs=1))
+    assert result.status == "FAIL"
+    assert result.reason == "output 'next_ids' is TYPE_INT64, the config declares TYPE_INT32"

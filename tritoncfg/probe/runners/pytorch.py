@@ -106,7 +106,11 @@ class PyTorchRunner:
                 "inputs": self._binding.input_convention,
                 "outputs": self._binding.output_convention,
             }
-        facts["options"] = dict(self._options, intra_op_threads=torch.get_num_threads())
+        facts["options"] = dict(
+            self._options,
+            intra_op_threads=torch.get_num_threads(),
+            inter_op_threads=torch.get_num_interop_threads(),
+        )
         if self._notes:
             facts["notes"] = list(self._notes)
         return facts
