@@ -1,5 +1,5 @@
 """Heavy libraries load only when a model file needs them: a plain `tritoncfg lint` (the
-pre-commit hook) never imports onnx, onnxruntime, tensorrt or numpy."""
+pre-commit hook) never imports onnx, onnxruntime, tensorrt, torch or numpy."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from lintkit import make_model
 
 # xml.etree: only for an OpenVINO model.xml; pathspec: only with exclude / per-path-ignores
-HEAVY = ("onnx", "onnxruntime", "tensorrt", "numpy", "xml.etree.ElementTree", "pathspec")
+HEAVY = ("onnx", "onnxruntime", "tensorrt", "torch", "numpy", "xml.etree.ElementTree", "pathspec")
 
 
 def run(code: str) -> subprocess.CompletedProcess[str]:
@@ -50,6 +50,25 @@ def test_linting_a_repository_without_model_files_loads_no_model_library(tmp_pat
         f"loaded = [m for m in {HEAVY!r} if m in sys.modules]\nassert not loaded, loaded\n",
     )
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stdout + done.stderr
+
+
+def test_linting_a_torchscript_model_loads_no_model_library(tmp_path: Path) -> None:
+    """The PyTorch backend's model.pt is never opened by lint (only probe's worker loads it)."""
+    make_model(
+        tmp_path,
+        "a",
+        'platform: "pytorch_libtorch"\nmax_batch_size: 8\n'
+        'input [{ name: "INPUT__0" data_type: TYPE_FP32 dims: [4] }]\n'
+        'output [{ name: "OUTPUT__0" data_type: TYPE_FP32 dims: [4] }]\n',
+        files={"1/model.pt": "PK\x03\x04 not read\n"},
+    )
+    done = lint_then(
+        tmp_path,
+        "assert 'tritoncfg.cli.lint_core' in sys.modules  # the lint really ran\n"
+        f"loaded = [m for m in {HEAVY!r} if m in sys.modules]\nassert not loaded, loaded\n",
+    )
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stdout + done.stderr
+    assert "a/config.pbtxt" in done.stdout  # the model was linted (findings name its config)
 
 
 def test_linting_an_onnx_model_does_load_onnx(tmp_path: Path) -> None:

@@ -148,8 +148,12 @@ def test_choose_runtime() -> None:
     assert choose_runtime("auto", Path("m.plan")) == ("tensorrt", None)
     assert choose_runtime("tensorrt", Path("m.onnx")) == ("tensorrt", None)
     runtime, why = choose_runtime("onnxruntime", Path("m.plan"))
-    assert runtime is None and why is not None and "cannot run a TensorRT plan" in why
-    assert choose_runtime("auto", Path("model.pt"))[0] is None
+    assert (
+        runtime is None
+        and why is not None
+        and "ONNX Runtime cannot run m.plan (TensorRT runs it" in why
+    )
+    assert choose_runtime("auto", Path("model.pt2"))[0] is None
 
 
 def test_a_plan_survives_pickling_for_the_worker_process() -> None:

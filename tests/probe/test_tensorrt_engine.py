@@ -103,6 +103,7 @@ def plan(tmp_path: Path) -> bytes:
     return result.plan
 
 
+@pytest.mark.gpu
 def test_gpu_deserialize_check_execute_and_time(plan: bytes) -> None:
     require_gpu()
     adapter = installed_adapter()

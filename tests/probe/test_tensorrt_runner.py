@@ -107,6 +107,7 @@ def test_a_plan_needs_plain_tensorrt(tmp_path: Path) -> None:
         TensorRTRunner(ProbeSettings()).load(plan, config(CFG))
 
 
+@pytest.mark.gpu
 def test_gpu_runner_runs_every_batch_and_times_it(tmp_path: Path) -> None:
     installed_adapter()
     require_gpu()

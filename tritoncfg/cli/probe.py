@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from tritoncfg.cli.common import Color, fail, repository_paths, use_color
+from tritoncfg.runtimes import RUNTIMES
 
 if TYPE_CHECKING:
     from tritoncfg.probe.plan import ModelPlan, Range
@@ -27,10 +28,17 @@ class ProbeFormat(StrEnum):
     json = "json"
 
 
-class Runtime(StrEnum):
-    auto = "auto"
-    onnxruntime = "onnxruntime"
-    tensorrt = "tensorrt"
+# `--runtime`: auto, or a runtime of the one table (tritoncfg/runtimes.py)
+Runtime = StrEnum(  # type: ignore[misc]
+    "Runtime", [("auto", "auto"), *((r.name, r.name) for r in RUNTIMES)]
+)
+_RUNTIME_HELP = (
+    "auto ("
+    + ", ".join(f"{' '.join(r.suffixes)} on {r.title}" for r in RUNTIMES)
+    + ") or one runtime: "
+    + ", ".join(r.name for r in RUNTIMES)
+    + "."
+)
 
 
 def probe_command(
@@ -40,8 +48,9 @@ def probe_command(
     ],
     runtime: Annotated[
         Runtime,
-        typer.Option(help="auto: .onnx on ONNX Runtime, .plan on TensorRT."),
-    ] = Runtime.auto,
+        # the choices in the help: a long metavar breaks mid-word
+        typer.Option(metavar="<runtime>", help=_RUNTIME_HELP),
+    ] = Runtime.auto,  # type: ignore[attr-defined]
     dim: Annotated[
         list[str] | None,
         typer.Option(

@@ -12,10 +12,10 @@ from pathlib import Path
 from tritoncfg.models.io import ModelIO, Unknowable
 from tritoncfg.repository import ModelDir, Version
 from tritoncfg.repository.version_selection import select_versions
+from tritoncfg.runtimes import BY_NAME
 from tritoncfg.schema import ModelConfig
 
-ONNX_DEFAULT = "model.onnx"
-PLAN_DEFAULT = "model.plan"
+ONNX_DEFAULT = BY_NAME["onnxruntime"].default_file
 OPENVINO_DEFAULT = "model.xml"  # openvino_backend `ModelState::ReadModel`
 
 # Backends whose model file Triton hands to the framework, which alone knows the I/O: what
@@ -34,7 +34,7 @@ _OPAQUE: dict[str, str] = {
     ),
 }
 _OPAQUE_DEFAULTS = {
-    "pytorch": "model.pt",
+    "pytorch": BY_NAME["pytorch"].default_file,
     "tensorflow": "model.savedmodel",
     "python": "model.py",
 }
@@ -95,8 +95,8 @@ def read_model_io(model: ModelDir, config: ModelConfig) -> ModelIO | Unknowable 
         found = version.entry(name)
         return None if found is None else Unknowable(found.path, _OPAQUE[kind])
     onnx = kind == "onnxruntime"
-    defaults = {"onnxruntime": ONNX_DEFAULT, "tensorrt": PLAN_DEFAULT, "openvino": OPENVINO_DEFAULT}
-    filename = config.default_model_filename or defaults[kind]
+    default = OPENVINO_DEFAULT if kind == "openvino" else BY_NAME[kind].default_file
+    filename = config.default_model_filename or default
     path = model_file(version, filename, onnx=onnx)
     if path is None or model.resolve(str(path.relative_to(model.path))) is None:
         return None  # not there, or a symlink out of the model directory

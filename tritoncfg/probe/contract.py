@@ -122,7 +122,7 @@ class RunnerError(Exception):
 class Runner(Protocol):
     """One runtime. `load` raises RunnerUnavailable or RunnerError; `run` raises RunnerError."""
 
-    name: str  # "onnxruntime", "tensorrt"; constructed as Runner(settings: ProbeSettings)
+    name: str  # its runtime's name (tritoncfg/runtimes.py); made as Runner(settings)
 
     def load(self, model_file: Path, config: Any) -> None:
         """Prepare the model file for the (completed) `inference.ModelConfig` `config`."""

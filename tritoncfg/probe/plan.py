@@ -48,7 +48,7 @@ class ModelPlan:
     model: str
     path: str
     config: ModelConfig
-    runtime: str | None = None  # "onnxruntime", "tensorrt"; None: not run (see `skip`)
+    runtime: str | None = None  # a name of tritoncfg/runtimes.py; None: not run (see `skip`)
     model_file: Path | None = None
     points: list[TestPoint] = field(default_factory=list)
     variables: list[Variable] = field(default_factory=list)

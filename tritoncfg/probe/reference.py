@@ -21,11 +21,10 @@ from tritoncfg.probe.contract import (
     TestPoint,
 )
 from tritoncfg.record import record
+from tritoncfg.runtimes import BY_NAME
 
 if TYPE_CHECKING:
     import numpy as np
-
-REFERENCE_RUNTIME = "onnxruntime"
 
 
 @record(frozen=True)
@@ -40,10 +39,12 @@ class Verdict:
 
 def reference_runtime(runtime: str | None, model_file: Path | None) -> str | None:
     """The runtime whose outputs a model's are compared with: ONNX Runtime when TensorRT builds
-    the engine from an `.onnx` file; None otherwise (a `.plan` has no reference model)."""
-    if runtime == "tensorrt" and model_file is not None and model_file.suffix == ".onnx":
-        return REFERENCE_RUNTIME
-    return None
+    the engine from an `.onnx` file (`tritoncfg/runtimes.py`: `builds_from`, `reference`); None
+    otherwise (a `.plan` has no reference model)."""
+    found = BY_NAME.get(runtime or "")
+    if found is None or model_file is None or model_file.suffix not in found.builds_from:
+        return None
+    return found.reference
 
 
 def against(
@@ -108,7 +109,6 @@ def check_point(
 
 
 __all__ = [
-    "REFERENCE_RUNTIME",
     "Verdict",
     "against",
     "check_point",

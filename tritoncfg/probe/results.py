@@ -20,7 +20,7 @@ _WORST: dict[Status, int] = {"OK": 0, "SKIP": 1, "FAIL": 2}
 class ModelResult:
     model: str
     path: str
-    runner: str | None  # "onnxruntime", "tensorrt", "ensemble"; None when nothing ran
+    runner: str | None  # a runtime's name (tritoncfg/runtimes.py), "ensemble"; None: not run
     max_batch_size: int
     points: list[PointResult] = field(default_factory=list)
     reason: str | None = None  # why the whole model was skipped or failed

@@ -14,13 +14,12 @@ from tritoncfg.probe.contract import ProbeSettings
 from tritoncfg.probe.isolate import probe_model
 from tritoncfg.probe.plan import ModelPlan
 from tritoncfg.probe.results import ModelResult
-
-GPU_RUNTIMES = frozenset({"tensorrt"})
+from tritoncfg.probe.runners import runs_on_gpu
 
 
 def uses_gpu(plan: ModelPlan) -> bool:
     plans = plan.steps or [plan]
-    return any(p.runtime in GPU_RUNTIMES for p in plans)
+    return any(runs_on_gpu(p.runtime, p.config) for p in plans)
 
 
 def probe_all(

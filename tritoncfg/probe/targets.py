@@ -1,7 +1,7 @@
 """From paths to model plans: each model's completed config, its model file and runtime, its
 test points; an ensemble's steps planned with the shapes its wiring passes them.
 
-A model whose backend runs code tritoncfg never executes (python, pytorch, ...) is skipped with
+A model no runtime of `tritoncfg/runtimes.py` runs (python, tensorflow, ...) is skipped with
 the reason; a config Triton would refuse to load is a failure carrying Triton's message.
 """
 
@@ -13,9 +13,10 @@ from pathlib import Path
 from tritoncfg.complete import complete_core
 from tritoncfg.complete.full import complete_model
 from tritoncfg.models.io import ModelIO, Unknowable
-from tritoncfg.models.locate import backend_format, read_model_io
+from tritoncfg.models.locate import read_model_io
 from tritoncfg.probe.plan import ModelPlan, Range, batch_sizes, plan_points
 from tritoncfg.probe.runners import choose_runtime
+from tritoncfg.runtimes import RUNTIMES, runtime_serving
 from tritoncfg.schema import ModelConfig
 from tritoncfg.workspace import LoadedModel, Workspace
 
@@ -57,8 +58,7 @@ def plan_model(
     if config.HasField("ensemble_scheduling"):
         plan.steps = _plan_steps(loaded, workspace, config, dims, runtime)
         return plan
-    kind = backend_format(config)
-    if kind not in ("onnxruntime", "tensorrt"):
+    if runtime_serving(config.backend, config.platform) is None:
         plan.skip = _opaque_reason(config)
         return plan
     model_file = model_io.path if isinstance(model_io, ModelIO | Unknowable) else None
@@ -97,7 +97,10 @@ def _opaque_reason(config: ModelConfig) -> str:
     backend = config.backend or config.platform or "unknown"
     if backend == "python":
         return "python backend: tritoncfg never imports or runs model.py"
-    return f"{backend} backend: probe runs ONNX Runtime and TensorRT models only"
+    if config.platform and config.platform != backend:
+        backend = f"{backend} ({config.platform})"
+    served = ", ".join(f"{r.title} ({r.default_file})" for r in RUNTIMES)
+    return f"{backend} backend: probe runs {served} models only"
 
 
 def _plan_steps(

@@ -1,11 +1,14 @@
 """The ONNX Runtime runner: one session per model, on the CPU execution provider, or on the CUDA
 (and, when the config asks for its TensorRT accelerator, TensorRT) providers of
-`onnxruntime-gpu` when they are there. Every failure carries ONNX Runtime's own message.
+`onnxruntime-gpu` when they are there, with the session options Triton's onnxruntime backend
+derives from the config (`onnxruntime_options.py`). Every failure carries ONNX Runtime's own
+message.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +18,11 @@ from tritoncfg.probe.contract import (
     RunnerUnavailable,
     RunOutput,
     TestPoint,
+)
+from tritoncfg.probe.runners.onnxruntime_options import (
+    TritonSessionOptions,
+    apply,
+    triton_session_options,
 )
 from tritoncfg.schema import ModelConfig
 
@@ -30,6 +38,7 @@ class OnnxRuntimeRunner:
         self._session: Any = None
         self._outputs: list[str] = []
         self._version = ""
+        self._options = TritonSessionOptions()
 
     def load(self, model_file: Path, config: Any) -> None:
         try:
@@ -40,11 +49,15 @@ class OnnxRuntimeRunner:
             ) from exc
         self._version = ort.__version__
         ort.set_default_logger_severity(4)
+        chosen = triton_session_options(config)
+        if chosen.intra_op_num_threads == 0 and self.settings.threads > 0:
+            # --jobs: sessions share the cores, unless the config sets the count itself
+            chosen = replace(chosen, intra_op_num_threads=self.settings.threads)
+        self._options = chosen
         options = ort.SessionOptions()
         # fatal only: every error is on its point's row, not also logged on stderr
         options.log_severity_level = 4
-        if self.settings.threads > 0:
-            options.intra_op_num_threads = self.settings.threads
+        apply(ort, options, chosen)
         providers = _providers(ort.get_available_providers(), config)
         try:
             self._session = ort.InferenceSession(
@@ -53,6 +66,11 @@ class OnnxRuntimeRunner:
         except Exception as exc:  # ORT raises its own pybind classes (Fail, InvalidGraph, ...)
             raise RunnerError(f"ONNX Runtime cannot load {model_file.name}: {exc}") from exc
         self._outputs = [o.name for o in self._session.get_outputs()]
+
+    @property
+    def session(self) -> Any:
+        """The loaded `InferenceSession` (None before `load`)."""
+        return self._session
 
     def run(self, point: TestPoint, inputs: Mapping[str, np.ndarray]) -> RunOutput:
         if self._session is None:
@@ -65,7 +83,12 @@ class OnnxRuntimeRunner:
 
     def describe(self) -> dict[str, Any]:
         providers = self._session.get_providers() if self._session is not None else []
-        return {"runtime": "onnxruntime", "version": self._version, "providers": providers}
+        return {
+            "runtime": "onnxruntime",
+            "version": self._version,
+            "providers": providers,
+            "session_options": self._options.report(),
+        }
 
     def close(self) -> None:
         self._session = None
