@@ -30,6 +30,7 @@ class Commands(LazyGroup):
         "schema": LazyCommand("tritoncfg.cli.rules:schema_app", group=True),
         "gen": LazyCommand("tritoncfg.cli.gen:app", group=True),
         "simulate": LazyCommand("tritoncfg.cli.simulate:simulate_command"),
+        "tune": LazyCommand("tritoncfg.cli.tune:tune_command"),
     }
 
 
