@@ -47,7 +47,7 @@ def test_tune_writes_a_config_that_lints_clean_and_is_fmt_stable(classifier: Pat
     assert table[0] == "objective: p99 <= 2 ms at 3,000 requests/s (2,000 requests each)"
     assert table[2].split()[0] == "1" and table[2].endswith("yes")
     assert "+++ " in shown.stdout and config.read_text() == before  # a diff, nothing written
-    assert shown.stderr.startswith("winner: ")
+    assert any(line.startswith("winner: ") for line in table)
 
     written = run(*args, *SMALL, "--write")
     assert written.returncode == 0, written.stderr
@@ -101,7 +101,8 @@ def test_the_highest_throughput_within_the_objective(classifier: Path) -> None:
     trials = shown["trials"]
     assert all(t["meets"] for t in trials[:3])
     rates = [round(t["throughput"]) for t in trials if t["meets"]]
-    assert rates == sorted(rates, reverse=True)
+    # the rest by throughput; first the simplest of those within 2% of the best
+    assert rates[1:] == sorted(rates[1:], reverse=True) and rates[0] >= 0.98 * max(rates)
     assert trials[0]["latency_ms"]["p99"] <= 3
     assert trials[0]["instances"] == 1  # the config's count unless --max-instances says more
 

@@ -35,7 +35,7 @@ def test_at_a_rate_the_fewest_instances_that_meet_the_objective_win() -> None:
     written = next(t for t in trials if t.written)
     assert not written.meets  # the config as written cannot keep up
     assert [t.meets for t in trials] == sorted((t.meets for t in trials), reverse=True)
-    assert why_first(trials, goal).startswith("p99 ")
+    assert why_first(trials, goal).startswith(("p99 ", "the simplest of those within 2%"))
 
 
 def test_the_candidates_keep_the_written_queue_policy() -> None:

@@ -103,8 +103,7 @@ def tune_command(
         }
         sys.stdout.write(json.dumps(shown, indent=2) + "\n")
     else:
-        sys.stdout.write("\n".join(_table(trials[:top], goal)) + "\n")
-        sys.stderr.write(f"winner: {why}\n")
+        sys.stdout.write("\n".join([*_table(trials[:top], goal), f"winner: {why}"]) + "\n")
     if not trials[0].meets:
         fail_status(f"{why}; nothing written" if write else why)
     if write or output_format is OutputFormat.text:

@@ -70,7 +70,7 @@ def search(base: BatcherConfig, curve: ServiceCurve, space: Space, goal: Objecti
     run = _runner(curve, goal)
     first = [run(config) for config in _round_one(base, space)]
     first.append(replace(run(base), written=True))
-    ranked = rank(first, goal)
+    ranked = rank(first, goal, base)
     seen = {t.config for t in ranked}
     second = []
     for trial in ranked[:ROUND_TWO]:
@@ -78,7 +78,7 @@ def search(base: BatcherConfig, curve: ServiceCurve, space: Space, goal: Objecti
             if config not in seen:
                 seen.add(config)
                 second.append(run(config))
-    return distinct(rank(ranked + second, goal))
+    return distinct(rank(ranked + second, goal, base))
 
 
 def distinct(trials: list[Trial]) -> list[Trial]:
@@ -93,19 +93,47 @@ def distinct(trials: list[Trial]) -> list[Trial]:
     return kept
 
 
-def rank(trials: list[Trial], goal: Objective) -> list[Trial]:
+def rank(trials: list[Trial], goal: Objective, base: BatcherConfig | None = None) -> list[Trial]:
+    """Best first (module docstring); `base`: the config as written, whose max_batch_size is
+    kept among equals."""
+    written = base.max_batch_size if base is not None else 0
+
     def key(trial: Trial) -> tuple[float, ...]:
         config = trial.config
         p99 = round(trial.summary.latency.p99_ms, 3)
-        # equal outcomes: the shorter delay, the smaller max_batch_size, fewer preferred sizes
-        simpler = (config.delay_us, config.max_batch_size, len(config.preferred))
+        simpler = _simplicity(config, written)  # equal outcomes: the simplest first
         if not trial.meets:  # the closest to the objective first
             return (1, p99, config.instances, *simpler)
         if goal.rate is not None:
             return (0, config.instances, p99, *simpler)
         return (0, -round(trial.summary.throughput), config.instances, p99, *simpler)
 
-    return sorted(trials, key=key)
+    return _simplest_first(sorted(trials, key=key), goal, written)
+
+
+def _simplest_first(ranked: list[Trial], goal: Objective, written: int) -> list[Trial]:
+    """The simplest of the trials within noise of the best moved to the front: a gap that
+    another seed could reverse does not justify a longer delay or more preferred sizes."""
+    if not ranked or not ranked[0].meets:
+        return ranked
+    best = ranked[0]
+    close = [t for t in ranked if t.meets and _within_noise(t, best, goal)]
+    simplest = min(close, key=lambda t: _simplicity(t.config, written))
+    return [simplest, *(t for t in ranked if t is not simplest)]
+
+
+def _within_noise(trial: Trial, best: Trial, goal: Objective) -> bool:
+    if trial.config.instances != best.config.instances:
+        return False
+    if goal.rate is None:
+        return trial.summary.throughput >= best.summary.throughput * (1 - NOISE)
+    return trial.summary.latency.p99_ms <= best.summary.latency.p99_ms * (1 + NOISE)
+
+
+def _simplicity(config: BatcherConfig, written: int) -> tuple[int, int, bool, int]:
+    """No delay, no preferred sizes, the max_batch_size as written, then the smaller one."""
+    limit = config.max_batch_size
+    return (config.delay_us, len(config.preferred), limit != written, limit)
 
 
 def _round_one(base: BatcherConfig, space: Space) -> Iterator[BatcherConfig]:
@@ -204,14 +232,20 @@ def why_first(trials: list[Trial], goal: Objective) -> str:
     a, b = first.summary, second.summary
     if not second.meets:
         return f"#2 misses the objective (p99 {b.latency.p99_ms:.3f} ms)"
-    if goal.rate is None and round(a.throughput) != round(b.throughput):
+    if goal.rate is None and not _within_noise(second, first, goal):
         return f"{a.throughput:,.0f} infer/s within the objective vs {b.throughput:,.0f} for #2"
     if first.config.instances != second.config.instances:
         return f"{first.config.instances} instance(s) where #2 needs {second.config.instances}"
-    shown = f"p99 {a.latency.p99_ms:.3f} ms vs {b.latency.p99_ms:.3f} ms for #2, same instances"
-    if b.latency.p99_ms - a.latency.p99_ms < NOISE * b.latency.p99_ms:
-        shown += f" (within {NOISE:.0%}: noise at {goal.requests:,} requests; raise --requests)"
-    return shown
+    if _within_noise(second, first, goal) or _within_noise(first, second, goal):
+        if goal.rate is None:
+            shown = f"#2 serves {b.throughput:,.0f} infer/s, #1 {a.throughput:,.0f}"
+        else:
+            shown = f"#2 has p99 {b.latency.p99_ms:.3f} ms, #1 {a.latency.p99_ms:.3f} ms"
+        return (
+            f"the simplest of those within {NOISE:.0%} of the best (a gap that small is noise "
+            f"at {goal.requests:,} requests): {shown}"
+        )
+    return f"p99 {a.latency.p99_ms:.3f} ms vs {b.latency.p99_ms:.3f} ms for #2, same instances"
 
 
 __all__ = ["Objective", "Space", "Trial", "capacity", "distinct", "rank", "search", "why_first"]

@@ -130,7 +130,7 @@ def text_lines(summary: Summary, title: str) -> list[str]:
     lines.append(f"batches {executed:,}, mean size {summary.mean_batch:.2f}")
     for size, count in sorted(summary.batches.items()):
         share = count / executed if executed else 0.0
-        lines.append(f"  {size:>5} {count:>10,} {share:>7.1%} {'#' * round(share * 40)}")
+        lines.append(f"  {size:>5} {count:>10,} {share:>7.1%} {'#' * round(share * 40)}".rstrip())
     busy = ", ".join(f"{u:.0%}" for u in summary.utilisation)
     lines.append(f"instance utilisation: {busy}")
     return lines
