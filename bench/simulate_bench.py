@@ -1,10 +1,11 @@
-"""How fast the batcher simulator runs: simulated requests per second of wall time, one core.
+"""How fast the batcher simulator runs: simulated requests per second of CPU time, one core.
 
 Each case serves 200,000 Poisson requests (service curve 1:2.0,8:3.1,32:7.9 ms) and prints its
-rate; `tritoncfg tune` runs one such simulation per configuration it tries. On the shared 2-core
-development machine (Python 3.11) the cases ran at about 290,000 (delay 1,000 µs, 2 instances,
-the slowest: every arrival walks the waiting batch again) to 700,000 (no batching) simulated
-requests per second. Timings are only reported, never asserted.
+rate; `tritoncfg tune` runs one such simulation per configuration it tries. The time is the
+process's CPU time, so other work on a shared machine does not count. On the shared 2-core
+development machine (Python 3.11) the cases ran at about 400,000 (preferred [8, 16] with a
+500 µs delay on 2 instances, the slowest: the most hand-overs per request) to
+1,000,000 (no batching) simulated requests per second. Timings are only reported, never asserted.
 
     python bench/simulate_bench.py [--requests 200000]
 """
@@ -38,9 +39,9 @@ def main() -> None:
     curve = parse_service_ms("1:2.0,8:3.1,32:7.9")
     for name, (config, rate) in CASES.items():
         arrivals = poisson(rate, args.requests, random.Random(1))
-        start = time.perf_counter()
+        start = time.process_time()
         simulate(config, curve, arrivals, seed=1)
-        elapsed = time.perf_counter() - start
+        elapsed = time.process_time() - start
         print(f"{name:<48} {args.requests / elapsed:>12,.0f} requests/s")
 
 

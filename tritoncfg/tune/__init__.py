@@ -6,7 +6,7 @@ runs with it (docs/tune.md).
 - service.py: service time per batch size, from a measured curve;
 - arrivals.py: the requests (Poisson, constant rate, or a trace file);
 - engine.py: the event loop (Triton core's `dynamic_batch_scheduler.cc` and the rate limiter's
-  payload queue);
+  payload queue); forming.py: how one batch is formed (`GetDynamicBatch`);
 - summary.py: throughput, latency percentiles, batch sizes, utilisation;
 - search.py: the configurations `tune` tries, ranked against a p99 objective.
 

@@ -12,7 +12,7 @@ What is simulated, each step as core does it (core's `src/`, read at 73aad7c):
   capacity) while fewer than 2 x instances payloads wait for an instance, otherwise only when an
   instance is idle. A payload handed over keeps growing while it waits, until it is saturated
   or an instance takes it (the payload is then stale and a new one is started).
-- `GetDynamicBatch`: the walk and the decision, mirrored in `_form` below.
+- `GetDynamicBatch`: the walk and the decision, mirrored in forming.py.
 - Expired requests leave the queue when the walk reaches them (`PolicyQueue::ApplyPolicy`):
   REJECT fails them, DELAY moves them behind the unexpired requests of their level; while the
   batcher waits for a slot it also rejects every expired request every 500 ms
@@ -37,12 +37,19 @@ from heapq import heappop, heappush
 from tritoncfg.record import record
 from tritoncfg.tune.arrivals import Arrivals
 from tritoncfg.tune.batcher import DELAY, BatcherConfig
+from tritoncfg.tune.forming import (
+    EXECUTING,
+    INF,
+    NEW,
+    WAITING,
+    BatchForming,
+    Level,
+    Payload,
+)
 from tritoncfg.tune.service import ServiceCurve
 
 OK, QUEUE_FULL, TIMED_OUT = 0, 1, 2  # a request's status
-INF = float("inf")
 SWEEP_US = 500_000.0  # the batcher's wait for a slot between rejections of expired requests
-NEW, WAITING, EXECUTING = 0, 1, 2  # a payload's state
 
 
 @record
@@ -58,30 +65,6 @@ class Outcome:
     busy: list[float]  # per instance
 
 
-class _Queue:
-    """One priority level: unexpired requests, then the expired ones its DELAY policy kept."""
-
-    __slots__ = ("action", "capacity", "delayed", "items", "override", "timeout")
-
-    def __init__(self, config: BatcherConfig, level: int) -> None:
-        policy = config.policy_of(level)
-        self.items: deque[int] = deque()
-        self.delayed: deque[int] = deque()
-        self.timeout = float(policy.default_timeout_us)
-        self.override = policy.allow_timeout_override
-        self.capacity = policy.max_queue_size
-        self.action = policy.timeout_action
-
-
-class _Payload:
-    __slots__ = ("requests", "rows", "state")
-
-    def __init__(self) -> None:
-        self.requests: list[int] = []
-        self.rows = 0
-        self.state = NEW
-
-
 def simulate(
     config: BatcherConfig, curve: ServiceCurve, arrivals: Arrivals, seed: int = 0
 ) -> Outcome:
@@ -89,7 +72,7 @@ def simulate(
     return _Run(config, curve, arrivals, random.Random(seed)).run()
 
 
-class _Run:
+class _Run(BatchForming):
     def __init__(
         self, config: BatcherConfig, curve: ServiceCurve, arrivals: Arrivals, rng: random.Random
     ) -> None:
@@ -105,7 +88,7 @@ class _Run:
         self.batches: list[int] = []
         self.busy = [0.0] * config.instances
         self.idle = deque(range(config.instances))
-        self.waiting: deque[_Payload] = deque()  # the rate limiter's payload queue
+        self.waiting: deque[Payload] = deque()  # the rate limiter's payload queue
         self.heap: list[tuple[float, int, int]] = []  # (free at, sequence, instance)
         self.order: list[int] | None = [] if config.preserve_ordering else None
         levels = (
@@ -113,12 +96,12 @@ class _Run:
             if config.priority_levels
             else [config.default_priority_level]
         )
-        self.queues = [_Queue(config, level) for level in levels]
+        self.queues = [Level(config, level) for level in levels]
         self.level_index = {level: index for index, level in enumerate(levels)}
         self.default_queue = self.queues[self.level_index[config.level_of(0)]]
         self.timed = any(q.timeout or q.override for q in self.queues)
         self.queued = 0
-        self.payload = _Payload()
+        self.payload = Payload()
         self.saturated = False
         self.timer = INF
         self.blocked_since: float | None = None
@@ -130,7 +113,7 @@ class _Run:
         # where the last walk that ended in a wait stopped: with one level and no timeouts only
         # arrivals change the queue until the next hand-over, so the next walk goes on from there
         self.resumable = len(self.queues) == 1 and not self.timed
-        self.cursor: tuple[_Payload, int, int, int, int, float] | None = None
+        self.cursor: tuple[Payload, int, int, int, int, float] | None = None
         # one row per request as well: the walk is arithmetic (`_form_rows`)
         self.unit_walk = self.resumable and arrivals.sizes is None and self.pmax > 0
         self.descending = sorted(self.preferred, reverse=True)
@@ -173,7 +156,7 @@ class _Run:
         )
 
     def _unbatched(self, request: int, now: float) -> None:
-        payload = _Payload()
+        payload = Payload()
         payload.requests.append(request)
         payload.rows = self.sizes[request] if self.sizes else 1
         self.waiting.append(payload)
@@ -221,7 +204,7 @@ class _Run:
         """`BatcherThread`: form and hand over batches until it would wait."""
         while True:
             if self.saturated or self.payload.state == EXECUTING:
-                self.payload = _Payload()
+                self.payload = Payload()
                 self.saturated = False
             if not self.queued:
                 self.timer = INF
@@ -291,121 +274,6 @@ class _Run:
             self.queued -= 1
             return True
         return False
-
-    def _form(self, now: float) -> float:
-        """`GetDynamicBatch`: walk the queue onto the current payload; `self.take` is how many
-        requests to hand over now, the result how long to wait (µs) before walking again."""
-        if self.unit_walk:
-            return self._form_rows(now)
-        base = self.payload.rows
-        preferred, pmax, limit = self.preferred, self.pmax, self.limit
-        sizes, deadline, times = self.sizes, self.deadline, self.arrivals.times
-        pending = count = best = mark = start = 0
-        oldest = INF
-        closest = 0.0
-        send_now = False
-        cursor = self.cursor
-        if cursor is not None and cursor[0] is self.payload and cursor[1] == base:
-            _, _, start, pending, count, oldest = cursor
-        for queue in self.queues:
-            items, delayed = queue.items, queue.delayed
-            index = start
-            while True:
-                if index < len(items):
-                    request = items[index]
-                    expires = deadline[request]
-                    if expires and now > expires:  # ApplyPolicy at the cursor
-                        del items[index]
-                        if queue.action == DELAY:
-                            delayed.append(request)
-                            deadline[request] = 0.0
-                        else:
-                            self._expire(request, now)
-                        continue
-                elif index - len(items) < len(delayed):
-                    request = delayed[index - len(items)]
-                    expires = 0.0
-                else:
-                    break
-                rows = sizes[request] if sizes else 1
-                if base + count:
-                    total = base + pending + rows
-                    if total > pmax and best == 0:  # fallback cut above the largest preferred
-                        best, mark = pending, count
-                        self.saturated = True
-                    if total > limit:
-                        send_now = True
-                        break
-                pending += rows
-                count += 1
-                index += 1
-                if times[request] < oldest:
-                    oldest = times[request]
-                if expires and (not closest or expires < closest):
-                    closest = expires
-                if base + pending in preferred:
-                    best, mark = pending, count
-            if send_now:
-                break
-        wait = self._decide(now, base, pending, count, best, mark, oldest, closest, send_now)
-        if wait and self.resumable:
-            self.cursor = (self.payload, base, count, pending, count, oldest)
-        return wait
-
-    def _form_rows(self, now: float) -> float:
-        """`_form` when every request is one row, in one queue without timeouts: the walk takes
-        the first `limit - base` requests (then the next would pass max_batch_size); the cut is
-        the largest preferred size it passes; its fallback (a walk starting above the largest
-        preferred size) is empty and saturates the payload."""
-        base = self.payload.rows
-        items = self.queues[0].items
-        queued = len(items)
-        count = min(queued, self.limit - base)
-        best = 0
-        for size in self.descending:
-            if base < size <= base + count:
-                best = size - base
-                break
-        if base and base >= self.pmax and queued:
-            self.saturated = True
-        oldest = self.arrivals.times[items[0]] if count else INF
-        send_now = queued > count
-        return self._decide(now, base, count, count, best, best, oldest, 0.0, send_now)
-
-    def _decide(
-        self,
-        now: float,
-        base: int,
-        pending: int,
-        count: int,
-        best: int,
-        mark: int,
-        oldest: float,
-        closest: float,
-        send_now: bool,
-    ) -> float:
-        delay = self.config.delay_us
-        exceeded = delay != 0 and now - oldest >= delay
-        if best and not exceeded:  # a preferred size (or the fallback cut), in time: send it
-            if delay == 0:
-                self.saturated = True
-            self.take = mark
-            return 0.0
-        self.take = count
-        if count == 0:
-            return 0.0
-        if send_now or base + pending >= self.pmax:  # it cannot grow: send what was walked
-            self.saturated = True
-            return 0.0
-        if exceeded or delay == 0:
-            return 0.0
-        if not self.saturated and base and base not in self.preferred:
-            return 0.0  # grow the payload already handed over rather than wait
-        self.take = 0
-        wait = delay - (now - oldest)
-        if closest:
-            wait = min(closest - now, wait) if now <= closest else 1.0
-        return max(wait, 1e-3)
 
     def _released(self) -> list[float]:
         """With preserve_ordering a response waits for every response before it."""
