@@ -128,3 +128,35 @@ def test_bad_input_is_one_line_and_exit_2(
 def test_a_model_that_is_not_there(tmp_path: Path) -> None:
     done = run("simulate", str(tmp_path / "nope"), "--rate", "1", "--service-ms", CURVE)
     assert done.returncode == 2 and "no such file or directory" in done.stderr
+
+
+def test_a_trace_request_larger_than_max_batch_size_is_refused(classifier: Path) -> None:
+    trace = classifier.parent / "trace.txt"
+    trace.write_text("0 4\n1 9\n")
+    done = run("simulate", str(classifier), "--trace", str(trace), "--service-ms", CURVE)
+    assert done.returncode == 2, done.stdout
+    assert "trace.txt: request 2 has 9 rows, more than max_batch_size 8 allows" in done.stderr
+    fits = run(
+        "simulate",
+        str(classifier),
+        "--trace",
+        str(trace),
+        "--service-ms",
+        CURVE,
+        "--max-batch-size",
+        "16",
+    )
+    assert fits.returncode == 0, fits.stderr
+
+
+def test_a_sequence_model_is_refused(tmp_path: Path) -> None:
+    model = tmp_path / "stateful"
+    (model / "1").mkdir(parents=True)
+    (model / "config.pbtxt").write_text(
+        'name: "stateful"\nbackend: "python"\nmax_batch_size: 8\nsequence_batching { }\n'
+    )
+    done = run("simulate", str(model), "--rate", "10", "--service-ms", CURVE)
+    assert done.returncode == 2, done.stdout
+    assert (
+        "model 'stateful' uses sequence_batching: the simulator models the dynamic" in done.stderr
+    )

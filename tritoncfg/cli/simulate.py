@@ -106,7 +106,7 @@ def simulate_command(
     output_format: Format = OutputFormat.text,
 ) -> None:
     """Simulate the model's dynamic batcher and instances at a request rate or a trace."""
-    from tritoncfg.tune.batcher import SimulationInputError, with_overrides
+    from tritoncfg.tune.batcher import SimulationInputError, check_rows, with_overrides
     from tritoncfg.tune.engine import simulate
     from tritoncfg.tune.summary import summarize, text_lines
 
@@ -121,6 +121,7 @@ def simulate_command(
             instances=instances,
             max_batch_size=max_batch_size,
         )
+        check_rows(config, load.sizes, str(trace or "--rate"))
     except SimulationInputError as exc:
         fail(str(exc))
     summary = summarize(simulate(config, curve, load, seed), overhead_ms)

@@ -92,7 +92,14 @@ class BatcherConfig:
 
 def from_model_config(config: ModelConfig, gpus_per_group: int = 1) -> BatcherConfig:
     """The scheduler of `config`; an instance group of KIND_GPU without `gpus` runs `count` on
-    each of `gpus_per_group` GPUs."""
+    each of `gpus_per_group` GPUs. SimulationInputError for a scheduler the simulator does not
+    model (the sequence batcher, an ensemble)."""
+    other = config.WhichOneof("scheduling_choice")
+    if other in ("sequence_batching", "ensemble_scheduling") or config.platform == "ensemble":
+        raise SimulationInputError(
+            f"model '{config.name}' uses {other or 'the ensemble platform'}: the simulator models "
+            "the dynamic batcher (or none) only"
+        )
     instances = sum(_group_instances(g, gpus_per_group) for g in config.instance_group) or 1
     if config.WhichOneof("scheduling_choice") != "dynamic_batching":
         return BatcherConfig(config.max_batch_size, instances, dynamic=False)
@@ -165,3 +172,14 @@ def check(config: BatcherConfig) -> None:
         raise SimulationInputError(f"instance count must be >= 1, got {config.instances}")
     if config.max_batch_size < 0:
         raise SimulationInputError(f"max_batch_size must be >= 0, got {config.max_batch_size}")
+
+
+def check_rows(config: BatcherConfig, sizes: list[int] | None, source: str) -> None:
+    """Triton refuses a request of more rows than max_batch_size (one, for a model that does not
+    batch) before it is queued."""
+    for index, rows in enumerate(sizes or ()):
+        if rows > config.batch_limit:
+            raise SimulationInputError(
+                f"{source}: request {index + 1} has {rows} rows, more than max_batch_size "
+                f"{config.max_batch_size} allows (Triton refuses it)"
+            )
