@@ -76,3 +76,48 @@ def test_instances_take_batches_as_they_free_up() -> None:
     outcome = serve(BatcherConfig(1, instances=3, dynamic=False), trace([0, 0, 0, 0, 1]))
     assert starts_ms(outcome) == [0, 0, 0, 10, 10]
     assert sorted(round(b / 1000) for b in outcome.busy) == [10, 20, 20]
+
+
+def test_every_request_is_accounted_for_under_random_policies() -> None:
+    """Random traces and settings: each request is served once (its batch within
+    max_batch_size, never before it arrived) or rejected or timed out; the loop ends."""
+    import random
+
+    from tritoncfg.tune.arrivals import Arrivals
+
+    rng = random.Random(11)
+    for _ in range(40):
+        levels = rng.choice([0, 0, 2, 3])
+        policy = QueuePolicy(
+            rng.choice([0, DELAY]),
+            rng.choice([0, 0, 2_000, 20_000]),
+            rng.random() < 0.3,
+            rng.choice([0, 0, 5]),
+        )
+        limit = rng.choice([0, 1, 4, 8])
+        config = BatcherConfig(
+            limit,
+            instances=rng.choice([1, 2, 3]),
+            dynamic=rng.random() < 0.9,
+            preferred=tuple(sorted({rng.randint(1, limit) for _ in range(2)})) if limit else (),
+            delay_us=rng.choice([0, 500, 3_000]),
+            preserve_ordering=rng.random() < 0.2 and levels < 2 and policy.timeout_action != DELAY,
+            priority_levels=levels,
+            default_priority_level=levels,
+            default_policy=policy,
+        )
+        n = 300
+        times = sorted(rng.uniform(0, 300_000) for _ in range(n))
+        arrivals = Arrivals(
+            times,
+            [rng.randint(1, max(1, limit)) for _ in range(n)],
+            [rng.randint(0, levels + 1) for _ in range(n)],
+            [rng.choice([0, 1_000, 50_000]) for _ in range(n)],
+        )
+        outcome = serve(config, arrivals, service="1:1,8:3")
+        served = [i for i, s in enumerate(outcome.status) if s == OK]
+        assert sum(outcome.batches) == sum(arrivals.sizes[i] for i in served), config  # type: ignore[index]
+        assert all(outcome.start[i] >= times[i] for i in served)
+        assert all(rows <= config.batch_limit for rows in outcome.batches) or not config.dynamic
+        assert all(outcome.done[i] >= outcome.start[i] for i in served)
+        assert all(outcome.start[i] == -1 for i, s in enumerate(outcome.status) if s != OK)
