@@ -122,3 +122,31 @@ def test_usage_errors_exit_2(tmp_path: Path, args: tuple[str, ...], message: str
     done = run("tune", str(model), *args)
     assert done.returncode == 2, done.stderr
     assert message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_gpu_memory_limits_the_instance_counts_tried(tmp_path: Path) -> None:
+    from models.onnxkit import make_weighty
+
+    model = tmp_path / "repo" / "big"
+    make_weighty(model)  # 4 MiB of weights per instance
+    (model / "config.pbtxt").write_text(
+        'backend: "onnxruntime"\nmax_batch_size: 8\n'
+        "instance_group [ { count: 1 kind: KIND_GPU gpus: [ 0 ] } ]\n"
+    )
+    # every configuration tried is in the table (--top); 9 MiB holds the weights of 2 instances
+    args = ("tune", str(model), "--slo-p99-ms", "20", "--rate", "3000", "--service-ms", "1:1")
+    args += ("--top", "1000")
+    roomy = run(*args, "--requests", "2000", "--format", "json")
+    assert roomy.returncode == 0, roomy.stderr
+    assert max(t["instances"] for t in json.loads(roomy.stdout)["trials"]) == 4
+    tight = run(*args, "--requests", "2000", "--format", "json", "--gpu-memory", "9MiB")
+    assert tight.returncode == 0, tight.stderr
+    assert max(t["instances"] for t in json.loads(tight.stdout)["trials"]) == 2
+    none = run(*args, "--requests", "2000", "--gpu-memory", "3MiB")
+    assert none.returncode == 1
+    assert "the weights of 1 instance(s) do not fit in the GPU's memory (TC914)" in none.stderr
+    (tmp_path / "repo" / "tritoncfg.toml").write_text('gpu-memory = "9MiB"\n')
+    from_settings = run(*args, "--requests", "2000", "--format", "json")
+    assert max(t["instances"] for t in json.loads(from_settings.stdout)["trials"]) == 2
+    bad = run(*args, "--gpu-memory", "lots")
+    assert bad.returncode == 2 and "--gpu-memory" in bad.stderr

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
@@ -30,8 +30,11 @@ from tritoncfg.cli.simulate import (
 )
 
 if TYPE_CHECKING:
+    from tritoncfg.gen.change import Change
     from tritoncfg.gen.target import Target
-    from tritoncfg.tune.search import Objective, Trial
+    from tritoncfg.lintoptions import LintSetup
+    from tritoncfg.tune.batcher import BatcherConfig
+    from tritoncfg.tune.search import Objective, Space, Trial
 
 
 def tune_command(
@@ -61,6 +64,12 @@ def tune_command(
         ),
     ] = None,
     gpus: Gpus = 1,
+    gpu_memory: Annotated[
+        str | None,
+        typer.Option(
+            help="Memory of one GPU, e.g. '80GiB': try only instance counts whose weights fit."
+        ),
+    ] = None,
     requests: Annotated[
         int, typer.Option(min=100, max=1_000_000, help="Requests per simulation.")
     ] = 10_000,
@@ -84,13 +93,15 @@ def tune_command(
         fail("--slo-p99-ms must be above 0")
     target, base = model_config(model, gpus)
     curve = service_curve(service_ms, from_perf, target.name)
+    setup = _setup(target, gpu_memory)
     unit = instance_unit(target.parsed.message, gpus)
     most = max_instances or (4 if rate is not None else base.instances)
-    space = Space(
-        largest_batch or base.max_batch_size,
-        base.instances if unit is None else max(most, unit),
-        base.instances if unit is None else unit,
-    )
+    if unit is None:
+        space = Space(largest_batch or base.max_batch_size, base.instances, base.instances)
+    else:
+        space = Space(largest_batch or base.max_batch_size, max(most, unit), unit)
+        if setup.options.gpu_memory is not None:  # --gpu-memory, or the project's setting
+            space = _fitting(target, base, gpus, space, setup)
     goal = Objective(slo_p99_ms, rate, requests, overhead_ms, seed)
     trials = search(base, curve, space, goal)
     why = why_first(trials, goal)
@@ -107,22 +118,51 @@ def tune_command(
     if not trials[0].meets:
         fail_status(f"{why}; nothing written" if write else why)
     if write or output_format is OutputFormat.text:
-        _apply(target, trials[0], gpus, write)
+        _apply(target, trials[0], gpus, write, setup)
 
 
-def fail_status(message: str) -> None:
+def _setup(target: Target, gpu_memory: str | None) -> LintSetup:
+    """What `tritoncfg lint` applies to the model, `--gpu-memory` winning (a bad value: exit 2)."""
+    from tritoncfg.gen.change import GenError, project_setup
+    from tritoncfg.lintoptions import LintOverrides
+
+    try:
+        return project_setup(target.config_path, LintOverrides(gpu_memory=gpu_memory))
+    except GenError as exc:
+        fail(str(exc))
+
+
+def _fitting(
+    target: Target, base: BatcherConfig, gpus: int, space: Space, setup: LintSetup
+) -> Space:
+    """`space` with only the instance counts whose weights fit in the GPU's memory."""
+    from dataclasses import replace
+
+    from tritoncfg.gen.tuned import most_that_fit
+
+    step = space.instance_step
+    counts = range(step, space.most_instances + 1, step)
+    most = most_that_fit(target, base, gpus, counts, setup)
+    if most is None:
+        fail_status(f"the weights of {step} instance(s) do not fit in the GPU's memory (TC914)")
+    return replace(space, most_instances=most)
+
+
+def fail_status(message: str) -> NoReturn:
     sys.stderr.write(f"tritoncfg: error: {message}\n")
     raise typer.Exit(EXIT_FINDINGS)
 
 
-def _apply(target: Target, winner: Trial, gpus: int, write: bool) -> None:
+def _apply(target: Target, winner: Trial, gpus: int, write: bool, setup: LintSetup) -> None:
     """The winner's change: shown as a diff, or written, after the lint `gen` runs."""
+    from tritoncfg.checks.practice.gpu_memory import gpu_weights_exceed_memory
     from tritoncfg.cli.gen import _finish
-    from tritoncfg.gen.change import project_setup
     from tritoncfg.gen.tuned import tuned_change
 
-    setup = project_setup(target.config_path)
-    _finish(lambda notes: tuned_change(target, winner.config, gpus, notes), write, setup)
+    def make(notes: list[str]) -> Change:
+        return tuned_change(target, winner.config, gpus, notes)
+
+    _finish(make, write, setup, refuse=frozenset({gpu_weights_exceed_memory.code}))
 
 
 def _table(trials: list[Trial], goal: Objective) -> list[str]:

@@ -1,15 +1,22 @@
 """`tune --write`: the settings `tritoncfg tune` chose (tritoncfg/tune/search.py), written into the
 config through the generators' edit path: max_batch_size, the `dynamic_batching` block (its other
-fields kept) and the instance count of the one instance group.
+fields kept) and the instance count of the one instance group; and, with a GPU's memory given,
+the most instances whose weights fit in it (lint's TC914).
 """
 
 from __future__ import annotations
 
-from tritoncfg.gen.change import Change, GenError, set_fields
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from tritoncfg.gen.change import Change, GenError, blocking_findings, set_fields
 from tritoncfg.gen.dynamic_batching import BatchingRequest, build
 from tritoncfg.gen.target import Target
 from tritoncfg.schema import ModelConfig
 from tritoncfg.tune.batcher import BatcherConfig, from_model_config
+
+if TYPE_CHECKING:
+    from tritoncfg.lintoptions import LintSetup
 
 
 def instance_unit(config: ModelConfig, gpus: int) -> int | None:
@@ -54,3 +61,25 @@ def tuned_change(target: Target, chosen: BatcherConfig, gpus: int, notes: list[s
         names.append("instance_group")
     text = set_fields(target.parsed, wanted, names)
     return Change(target.config_path, target.parsed.source, text, notes)
+
+
+def most_that_fit(
+    target: Target, base: BatcherConfig, gpus: int, counts: range, setup: LintSetup
+) -> int | None:
+    """The largest of `counts` (ascending) whose instances' weights fit in the GPU memory the
+    project's settings (or `--gpu-memory`) give, as lint's TC914 counts them; None when not even
+    the first fits. Counts past the first that does not fit are not tried: more instances never
+    need less memory."""
+    from tritoncfg.checks.practice.gpu_memory import gpu_weights_exceed_memory
+
+    code = gpu_weights_exceed_memory.code
+    fitting = None
+    for count in counts:
+        change = tuned_change(target, replace(base, instances=count), gpus, [])
+        found = blocking_findings(
+            target.dir, target.config_path, change.after, setup, refuse=frozenset({code})
+        )
+        if any(f.code == code for f in found):
+            break
+        fitting = count
+    return fitting
