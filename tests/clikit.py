@@ -22,3 +22,22 @@ def run(
         env=env,
         check=False,
     )
+
+
+def run_documented(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """A docs page's `$ tritoncfg ...` line, run in `cwd` with stdout and stderr together, as a
+    terminal shows them."""
+    import shlex
+
+    args = shlex.split(command)
+    assert args[0] == "tritoncfg", command
+    env = {k: v for k, v in os.environ.items() if k != "FORCE_COLOR"} | {"NO_COLOR": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "tritoncfg", *args[1:]],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+        check=False,
+    )

@@ -33,6 +33,9 @@ class Measured:
     throughput: float  # inferences per second
     latency_us: float | None  # one batch's p99 (or the highest percentile measured); None: unknown
     percentile: str = "p99"  # which latency `latency_us` is: p99, p95, p90, p50 or avg
+    # every latency percentile measured with it, (fraction, µs) ascending: the spread the
+    # batcher simulator (tritoncfg/tune) draws service times from; () when only one is known
+    spread: tuple[tuple[float, float], ...] = ()
 
 
 @record(frozen=True)

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import re
-import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from clikit import run_documented
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "gen.md"
 FILE = re.compile(r"<!-- file: (?P<path>\S+) -->\n```\w*\n(?P<body>.*?)```\n", re.S)
@@ -35,18 +32,7 @@ def test_example_output(command: str, output: str, tmp_path: Path) -> None:
         if path.name == "config.pbtxt":
             (path.parent / "1").mkdir()
             (path.parent / "1" / "model.py").write_text("# never imported\n")
-    args = shlex.split(command)
-    assert args[0] == "tritoncfg"
-    env = {k: v for k, v in os.environ.items() if k != "FORCE_COLOR"} | {"NO_COLOR": "1"}
-    done = subprocess.run(
-        [sys.executable, "-m", "tritoncfg", *args[1:]],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=env,
-        check=False,
-    )
+    done = run_documented(command, tmp_path)
     assert done.returncode == 0, done.stdout
     assert done.stdout == output
 

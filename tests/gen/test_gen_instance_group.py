@@ -84,15 +84,10 @@ def test_refusals(args: tuple[str, ...], message: str, status: int, tmp_path: Pa
 
 
 def test_gpu_memory_refuses_a_count_whose_weights_do_not_fit(tmp_path: Path) -> None:
-    from models.onnxkit import FLOAT, make_onnx
+    from models.onnxkit import make_weighty
 
     model = tmp_path / "repo" / "big"
-    make_onnx(
-        model / "1" / "model.onnx",
-        [("x", FLOAT, ["b", 1024])],
-        [("y", FLOAT, ["b", 1024])],
-        initializers=[("W", FLOAT, [1024, 1024])],  # 4 MiB of weights
-    )
+    make_weighty(model)  # 4 MiB of weights per instance
     (model / "config.pbtxt").write_text('backend: "onnxruntime"\nmax_batch_size: 8\n')
     assert errors(model) == []
     done = run("gen", "instance-group", str(model), "--count", "2", "--gpu-memory", "6MiB")
@@ -106,15 +101,10 @@ def test_gpu_memory_refuses_a_count_whose_weights_do_not_fit(tmp_path: Path) -> 
 
 
 def test_the_settings_gpu_memory_applies_and_the_option_wins(tmp_path: Path) -> None:
-    from models.onnxkit import FLOAT, make_onnx
+    from models.onnxkit import make_weighty
 
     model = tmp_path / "repo" / "big"
-    make_onnx(
-        model / "1" / "model.onnx",
-        [("x", FLOAT, ["b", 1024])],
-        [("y", FLOAT, ["b", 1024])],
-        initializers=[("W", FLOAT, [1024, 1024])],  # 4 MiB of weights
-    )
+    make_weighty(model)  # 4 MiB of weights per instance
     (model / "config.pbtxt").write_text('backend: "onnxruntime"\nmax_batch_size: 8\n')
     (tmp_path / "tritoncfg.toml").write_text('gpu-memory = "6MiB"\n')
     assert errors(model) == []

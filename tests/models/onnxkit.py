@@ -112,6 +112,17 @@ def make_external(path: Path) -> Path:
     return path
 
 
+def make_weighty(model_dir: Path) -> Path:
+    """`1/model.onnx` in `model_dir`: [b, 1024] -> [b, 1024] with 4 MiB of weights (1024 x 1024
+    floats), for the GPU-memory checks."""
+    return make_onnx(
+        model_dir / "1" / "model.onnx",
+        [("x", FLOAT, ["b", 1024])],
+        [("y", FLOAT, ["b", 1024])],
+        initializers=[("W", FLOAT, [1024, 1024])],
+    )
+
+
 def _count(shape: Sequence[int]) -> int:
     total = 1
     for dim in shape:

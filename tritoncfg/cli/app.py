@@ -29,6 +29,8 @@ class Commands(LazyGroup):
         "config-schema": LazyCommand("tritoncfg.cli.rules:config_schema_command", hidden=True),
         "schema": LazyCommand("tritoncfg.cli.rules:schema_app", group=True),
         "gen": LazyCommand("tritoncfg.cli.gen:app", group=True),
+        "simulate": LazyCommand("tritoncfg.cli.simulate:simulate_command"),
+        "tune": LazyCommand("tritoncfg.cli.tune:tune_command"),
     }
 
 

@@ -30,6 +30,8 @@ LOAD_COLUMNS = ("Concurrency", "Request Rate")
 THROUGHPUT = "Inferences/Second"
 LATENCIES = ("p99 latency", "p95 latency", "p90 latency", "p50 latency", "Avg latency")
 BATCH_COLUMNS = ("Batch", "Batch Size", "batch_size")
+SPREAD = {"p50 latency": 0.5, "p90 latency": 0.9, "p95 latency": 0.95, "p99 latency": 0.99}
+Spread = tuple[tuple[float, float], ...]
 Point = Measured  # latency_us: the p99 (or the highest percentile measured) at the lowest load
 
 
@@ -75,20 +77,25 @@ def read_perf_csv(path: Path, text: str, batch: int | None) -> list[Point]:
         batch_column = next((c for c in BATCH_COLUMNS if c in header), None)
         latency_column = next((c for c in LATENCIES if c in header), None)
         percentile = _percentile(latency_column)
-        grouped: dict[int, list[tuple[float, float, float | None]]] = {}
+        spread_columns = [(SPREAD[c], c) for c in LATENCIES if c in header and c in SPREAD]
+        grouped: dict[int, list[tuple[float, float, float | None, Spread]]] = {}
         for cells in reader:
             if not cells:
                 continue  # a blank line
             row = _Row(path, reader.line_num, header, cells)
             size = int(row.number(batch_column, low=1)) if batch_column else (batch or 1)
             latency = row.number(latency_column) if latency_column else None
-            grouped.setdefault(size, []).append((row.number(load), row.number(THROUGHPUT), latency))
+            spread = tuple(sorted((q, row.number(c)) for q, c in spread_columns))
+            grouped.setdefault(size, []).append(
+                (row.number(load), row.number(THROUGHPUT), latency, spread)
+            )
     except csv.Error as exc:
         raise GenUsageError(f"{path}:{reader.line_num}:1: not a CSV: {exc}") from None
-    return [
-        Point(size, max(t for _, t, _ in found), min(found, key=lambda v: v[0])[2], percentile)
-        for size, found in sorted(grouped.items())
-    ]
+    points = []
+    for size, found in sorted(grouped.items()):
+        _, _, latency, spread = min(found, key=lambda v: v[0])
+        points.append(Point(size, max(v[1] for v in found), latency, percentile, spread))
+    return points
 
 
 def _percentile(column: str | None) -> str:
@@ -173,7 +180,13 @@ def _probe_point(size: int, point: dict[str, Any]) -> Point:
     latency = point.get("latency_ms") or {}
     key = next((k for k in ("p99", "p90", "p50") if latency.get(k) is not None), "p99")
     ms = latency.get(key)
-    return Point(size, float(point["throughput"]), None if ms is None else ms * 1000.0, key)
+    spread = tuple(
+        (fraction, float(latency[name]) * 1000.0)
+        for name, fraction in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99))
+        if latency.get(name) is not None
+    )
+    rate = float(point["throughput"])
+    return Point(size, rate, None if ms is None else ms * 1000.0, key, spread)
 
 
 def choose(points: list[Point], max_batch_size: int, budget_ms: float | None) -> Choice:

@@ -1,0 +1,123 @@
+"""Priority levels, queue policies (capacity, timeouts, override, DELAY), preserve_ordering and
+instances, each pinned by a small trace (`scheduler_utils.cc`, `dynamic_batch_scheduler.cc`)."""
+
+from __future__ import annotations
+
+from tune.simkit import serve, starts_ms, trace
+
+from tritoncfg.tune.batcher import DELAY, BatcherConfig, QueuePolicy
+from tritoncfg.tune.engine import OK, QUEUE_FULL, TIMED_OUT
+
+
+def test_a_higher_priority_level_is_served_first() -> None:
+    # M = 2; while the first batch (2 rows) runs, level 2 queues a and b, then level 1 c and d
+    config = BatcherConfig(2, priority_levels=2, default_priority_level=2)
+    outcome = serve(config, trace([0, 1, 2, 3, 4], [2, 1, 1, 1, 1], priorities=[1, 2, 2, 1, 1]))
+    assert outcome.batches == [2, 2, 2]
+    assert starts_ms(outcome) == [0, 20, 20, 10, 10]
+
+
+def test_priority_zero_or_out_of_range_takes_the_default_level() -> None:
+    config = BatcherConfig(2, priority_levels=2, default_priority_level=1)
+    outcome = serve(config, trace([0, 1, 2, 3, 4], [2, 1, 1, 1, 1], priorities=[1, 2, 2, 0, 9]))
+    assert starts_ms(outcome) == [0, 20, 20, 10, 10]
+
+
+def test_a_full_queue_rejects() -> None:
+    config = BatcherConfig(1, default_policy=QueuePolicy(max_queue_size=2))
+    outcome = serve(config, trace([0, 1, 2, 3, 4]))  # the first runs; 2 wait; 2 rejected
+    assert outcome.status == [OK, OK, OK, QUEUE_FULL, QUEUE_FULL]
+    assert outcome.batches == [1, 1, 1]
+
+
+def test_a_request_past_its_queue_timeout_is_rejected_when_the_batcher_reaches_it() -> None:
+    config = BatcherConfig(1, default_policy=QueuePolicy(default_timeout_us=5_000))
+    outcome = serve(config, trace([0, 1, 6]))  # at 10 ms: the 1 ms one waited 9 ms, over 5
+    assert outcome.status == [OK, TIMED_OUT, OK]
+    assert starts_ms(outcome) == [0, -0.001, 10]
+
+
+def test_an_override_may_shorten_the_timeout_never_lengthen_it() -> None:
+    policy = QueuePolicy(default_timeout_us=20_000, allow_timeout_override=True)
+    outcome = serve(
+        BatcherConfig(1, default_policy=policy), trace([0, 1, 2], timeouts_us=[0, 3_000, 50_000])
+    )
+    assert outcome.status == [OK, TIMED_OUT, OK]
+
+
+def test_a_request_timeout_is_ignored_when_the_policy_has_none() -> None:
+    # `PolicyQueue::Enqueue` takes the request's timeout only when shorter than the default: a
+    # default of 0 (none) is never longer
+    policy = QueuePolicy(allow_timeout_override=True)
+    outcome = serve(BatcherConfig(1, default_policy=policy), trace([0, 1], timeouts_us=[0, 1_000]))
+    assert outcome.status == [OK, OK]
+
+
+def test_delay_action_serves_an_expired_request_after_the_unexpired_ones() -> None:
+    policy = QueuePolicy(timeout_action=DELAY, default_timeout_us=5_000)
+    outcome = serve(BatcherConfig(1, default_policy=policy), trace([0, 1, 6, 7]))
+    # at 10 ms the 1 ms request has expired: it goes behind the 6 ms one, which has not; at
+    # 20 ms the 7 ms one has expired too, and joins the delayed requests after the 1 ms one
+    assert outcome.status == [OK] * 4
+    assert starts_ms(outcome) == [0, 20, 10, 30]
+
+
+def test_preserve_ordering_holds_a_response_for_the_ones_before_it() -> None:
+    # two instances; an 8-row request takes 10 ms, the 1-row one after it 1 ms
+    config = BatcherConfig(8, instances=2)
+    arrivals = trace([0, 0.1], sizes=[8, 1])
+    plain = serve(config, arrivals, service="1:1,8:10")
+    assert [round(d / 1000, 3) for d in plain.done] == [10, 1.1]
+    ordered = serve(BatcherConfig(8, instances=2, preserve_ordering=True), arrivals, "1:1,8:10")
+    assert [round(d / 1000, 3) for d in ordered.done] == [10, 10]
+
+
+def test_instances_take_batches_as_they_free_up() -> None:
+    outcome = serve(BatcherConfig(1, instances=3, dynamic=False), trace([0, 0, 0, 0, 1]))
+    assert starts_ms(outcome) == [0, 0, 0, 10, 10]
+    assert sorted(round(b / 1000) for b in outcome.busy) == [10, 20, 20]
+
+
+def test_every_request_is_accounted_for_under_random_policies() -> None:
+    """Random traces and settings: each request is served once (its batch within
+    max_batch_size, never before it arrived) or rejected or timed out; the loop ends."""
+    import random
+
+    from tritoncfg.tune.arrivals import Arrivals
+
+    rng = random.Random(11)
+    for _ in range(40):
+        levels = rng.choice([0, 0, 2, 3])
+        policy = QueuePolicy(
+            rng.choice([0, DELAY]),
+            rng.choice([0, 0, 2_000, 20_000]),
+            rng.random() < 0.3,
+            rng.choice([0, 0, 5]),
+        )
+        limit = rng.choice([0, 1, 4, 8])
+        config = BatcherConfig(
+            limit,
+            instances=rng.choice([1, 2, 3]),
+            dynamic=rng.random() < 0.9,
+            preferred=tuple(sorted({rng.randint(1, limit) for _ in range(2)})) if limit else (),
+            delay_us=rng.choice([0, 500, 3_000]),
+            preserve_ordering=rng.random() < 0.2 and levels < 2 and policy.timeout_action != DELAY,
+            priority_levels=levels,
+            default_priority_level=levels,
+            default_policy=policy,
+        )
+        n = 300
+        times = sorted(rng.uniform(0, 300_000) for _ in range(n))
+        arrivals = Arrivals(
+            times,
+            [rng.randint(1, max(1, limit)) for _ in range(n)],
+            [rng.randint(0, levels + 1) for _ in range(n)],
+            [rng.choice([0, 1_000, 50_000]) for _ in range(n)],
+        )
+        outcome = serve(config, arrivals, service="1:1,8:3")
+        served = [i for i, s in enumerate(outcome.status) if s == OK]
+        assert sum(outcome.batches) == sum(arrivals.sizes[i] for i in served), config  # type: ignore[index]
+        assert all(outcome.start[i] >= times[i] for i in served)
+        assert all(rows <= config.batch_limit for rows in outcome.batches) or not config.dynamic
+        assert all(outcome.done[i] >= outcome.start[i] for i in served)
+        assert all(outcome.start[i] == -1 for i, s in enumerate(outcome.status) if s != OK)
