@@ -1,4 +1,4 @@
-"""`tritoncfg probe PATH...`: run each model at every batch size and shape its config promises.
+"""`tritoncfg probe PATH...`: run each model at every batch size and shape Triton can send it.
 
 Everything heavy (numpy, onnxruntime, Rich, the runners) is imported inside the command, so
 importing the CLI for `lint` stays light.
@@ -132,8 +132,9 @@ def probe_command(
     ] = None,
     color: Annotated[Color, typer.Option(help="Colour the table.")] = Color.auto,
 ) -> None:
-    """Run each model at every batch size and shape its config declares, in a child process
-    per model, and report each point: OK, FAIL (with the runtime's message) or SKIP.
+    """Run each model at every batch size the dynamic batcher can send and every shape its
+    config declares, in a child process per model, and report each point: OK, FAIL (with the
+    runtime's message) or SKIP. A model lint finds errors in is a FAIL with lint's findings.
 
     Exit status: 0 every point OK or SKIP; 1 a point FAILed; 2 usage error;
     3 a runner cannot run here (no runtime installed, no GPU for TensorRT).
