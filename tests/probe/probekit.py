@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,21 +30,29 @@ def reshape_model(path: Path, *, batch_one: bool) -> Path:
     constant [1, 4], so only batch 1 runs (the outer Reshape back to Shape(x) keeps the declared
     [N, 4] output, so the model reads and lints as batchable); its healthy twin reshapes to
     [-1, 4]."""
-    target = [1, 4] if batch_one else [-1, 4]
     nodes = [
-        helper.make_node(
-            "Constant",
-            [],
-            ["target"],
-            value=helper.make_tensor("target_value", TensorProto.INT64, [2], target),
-        ),
+        int64_constant("target", [1, 4] if batch_one else [-1, 4]),
         helper.make_node("Reshape", ["x", "target"], ["flat"]),
         helper.make_node("Shape", ["x"], ["x_shape"]),
         helper.make_node("Reshape", ["flat", "x_shape"], ["y"]),
     ]
+    return rows_model(path, nodes, "reshape")
+
+
+def int64_constant(name: str, values: list[int]) -> object:
+    return helper.make_node(
+        "Constant",
+        [],
+        [name],
+        value=helper.make_tensor(f"{name}_value", TensorProto.INT64, [len(values)], values),
+    )
+
+
+def rows_model(path: Path, nodes: list[object], name: str) -> Path:
+    """A graph of `nodes` from x [N, 4] to y [N, 4] (FP32), written to `path`."""
     graph = helper.make_graph(
         nodes,
-        "reshape",
+        name,
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 4])],
     )
@@ -84,3 +97,75 @@ def reshape_repository(root: Path) -> Path:
         config_model(root, name, RESHAPE_CONFIG.format(name=name))
         reshape_model(root / name / "1" / "model.onnx", batch_one=batch_one)
     return root
+
+
+def odd_batch_model(path: Path, *, fails_odd: bool) -> Path:
+    """x [N, 4] -> y [N, 4] = x + x[N - 1 + bad], with bad = 1 for an odd N above 1
+    (N mod 2 - (N == 1)): batch 1 and every even batch run, and at 3, 5, 7 ONNX Runtime's
+    Gather fails (index N out of bounds), at any graph optimization level. Its healthy twin
+    (`fails_odd=False`) has bad = 0 at every N."""
+    nodes = [
+        int64_constant("zero", [0]),
+        int64_constant("one", [1]),
+        int64_constant("two", [2]),
+        int64_constant("off", [1 if fails_odd else 0]),
+        helper.make_node("Shape", ["x"], ["x_shape"]),
+        helper.make_node("Gather", ["x_shape", "zero"], ["n"], axis=0),
+        helper.make_node("Mod", ["n", "two"], ["odd"]),
+        helper.make_node("Equal", ["n", "one"], ["is_one"]),
+        helper.make_node("Cast", ["is_one"], ["one_if_1"], to=TensorProto.INT64),
+        helper.make_node("Sub", ["odd", "one_if_1"], ["odd_above_1"]),
+        helper.make_node("Mul", ["odd_above_1", "off"], ["bad"]),
+        helper.make_node("Sub", ["n", "one"], ["last"]),
+        helper.make_node("Add", ["last", "bad"], ["row"]),
+        helper.make_node("Gather", ["x", "row"], ["picked"], axis=0),
+        helper.make_node("Add", ["x", "picked"], ["y"]),
+    ]
+    return rows_model(path, nodes, "odd_batch")
+
+
+def odd_batch_repository(root: Path) -> Path:
+    """`odd` (fails at batch 3, 5, 7) and its `even` twin (runs at all), max_batch_size 8."""
+    for name, fails_odd in (("odd", True), ("even", False)):
+        config_model(root, name, RESHAPE_CONFIG.format(name=name))
+        odd_batch_model(root / name / "1" / "model.onnx", fails_odd=fails_odd)
+    return root
+
+
+# probe options for a test that checks what runs, not how fast: one run per window, three
+# windows per point (the defaults' 50 ms windows cost at least 0.15 s per point)
+FAST = ("--runs", "1", "--window-ms", "0", "--max-windows", "3")
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def examples_built(root: Path) -> Path:
+    """A copy of the example repository at `root`, its model files made by make_models.py."""
+    shutil.copytree(EXAMPLES / "model_repository", root)
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "make_models.py"), "--repository", str(root)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return root
+
+
+def validated(stdout: str) -> dict[str, Any]:
+    """A probe JSON report, validated against its schema."""
+    from tritoncfg.probe.report import schema
+
+    jsonschema = pytest.importorskip("jsonschema")
+    document: dict[str, Any] = json.loads(stdout)
+    jsonschema.Draft202012Validator(schema()).validate(document)
+    return document
+
+
+def models(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {m["model"]: m for m in document["models"]}
+
+
+def rows(model: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(p["label"], p["status"]) for p in model["points"]]

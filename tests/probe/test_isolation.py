@@ -18,14 +18,15 @@ from tritoncfg.probe.isolate import CRASH_HOOK
 
 pytest.importorskip("onnxruntime")
 
-from probe.probekit import reshape_repository
+from probe.probekit import FAST, reshape_repository
 
 
 def probe(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`tritoncfg probe ARGS` at the declared batch sizes (1, 4 and 8 for the twins)."""
     full = {k: v for k, v in os.environ.items() if k != CRASH_HOOK} | (env or {})
     full["NO_COLOR"] = "1"
     return subprocess.run(
-        [sys.executable, "-m", "tritoncfg", "probe", *args],
+        [sys.executable, "-m", "tritoncfg", "probe", "--batch-sizes", "declared", *args],
         capture_output=True,
         text=True,
         env=full,
@@ -48,7 +49,7 @@ def twins(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_a_runtime_that_aborts_is_a_fail_row_and_the_next_model_still_runs(twins: Path) -> None:
-    done = probe(str(twins), "-f", "json", "--runs", "1", env={CRASH_HOOK: "b=4 x=4x4"})
+    done = probe(str(twins), "-f", "json", *FAST, env={CRASH_HOOK: "b=4 x=4x4"})
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr
     found = points(done.stdout)
@@ -72,9 +73,23 @@ def test_a_model_past_its_timeout_fails_at_the_running_point(twins: Path) -> Non
     assert [r[1] for r in rest] == ["SKIP", "SKIP"]
 
 
+def test_a_timeout_before_any_point_started_counts_as_a_fail(twins: Path) -> None:
+    """Stopped while its worker starts (imports, loads the model): the point it was about to run
+    FAILs, so the summary and the JSON count the timeout as a FAIL."""
+    done = probe(str(twins / "healthy"), "-f", "json", *FAST, "--timeout", "0.1")
+    assert done.returncode == 1, done.stderr
+    document = json.loads(done.stdout)
+    (first, *rest) = points(done.stdout)["healthy"]
+    assert first == ("b=1 x=1x4", "FAIL", "timed out: the model ran past --timeout 0.1 s")
+    assert [r[1] for r in rest] == ["SKIP", "SKIP"]
+    assert document["summary"]["FAIL"] == 1 and document["summary"]["exit_status"] == 1
+    table = probe(str(twins / "healthy"), *FAST, "--timeout", "0.1")
+    assert table.stdout.splitlines()[-1] == "1 model: 0 OK, 1 FAIL, 2 SKIP points"
+
+
 def test_jobs_probe_models_in_parallel_with_the_same_results(twins: Path) -> None:
-    serial = probe(str(twins), "-f", "json", "--runs", "1")
-    parallel = probe(str(twins), "-f", "json", "--runs", "1", "--jobs", "2")
+    serial = probe(str(twins), "-f", "json", *FAST)
+    parallel = probe(str(twins), "-f", "json", *FAST, "--jobs", "2")
     assert serial.returncode == parallel.returncode == 1
 
     def statuses(stdout: str) -> dict[str, list[str]]:
@@ -89,7 +104,7 @@ def test_the_progress_bar_goes_to_a_terminal_stderr_only(twins: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in (CRASH_HOOK, "NO_COLOR")}
     env["TERM"] = "xterm"
     child = subprocess.Popen(
-        [sys.executable, "-m", "tritoncfg", "probe", str(twins), "-f", "json", "--runs", "1"],
+        [sys.executable, "-m", "tritoncfg", "probe", str(twins), "-f", "json", *FAST],
         stdout=subprocess.PIPE,
         stderr=slave,
         env=env,
@@ -114,5 +129,5 @@ def test_the_progress_bar_goes_to_a_terminal_stderr_only(twins: Path) -> None:
     os.close(master)
     assert b"probing" in terminal
     assert json.loads(stdout)["summary"]["models"] == 2  # stdout holds the report only
-    piped = probe(str(twins), "--runs", "1")
+    piped = probe(str(twins), *FAST)
     assert "probing" not in piped.stderr and "probing" not in piped.stdout

@@ -11,6 +11,13 @@ from google.protobuf import text_format
 
 from tritoncfg.models.io import Dim, ModelIO, Profile, TensorInfo
 from tritoncfg.probe.contract import TestPoint
+from tritoncfg.probe.coverage import (
+    BatchCoverage,
+    left_out,
+    parse_batch_sizes,
+    ranges_text,
+    swept_sizes,
+)
 from tritoncfg.probe.plan import DEFAULT_RANGE, ModelPlan, batch_sizes, parse_dim, plan_points
 from tritoncfg.probe.runners import choose_runtime
 from tritoncfg.probe.targets import plan_workspace
@@ -31,6 +38,9 @@ def shapes(points: list[TestPoint], name: str) -> list[tuple[int, ...]]:
     return [tuple(p.shapes[name]) for p in points]
 
 
+DECLARED = BatchCoverage("declared")
+
+
 def test_batch_sizes_gather_one_preferred_max_warmup_and_cuda_graph_sizes() -> None:
     notes: list[str] = []
     found = batch_sizes(
@@ -42,6 +52,7 @@ def test_batch_sizes_gather_one_preferred_max_warmup_and_cuda_graph_sizes() -> N
             "optimization { cuda { graphs: true graph_spec [ { batch_size: 12 } ] } }\n"
         ),
         notes,
+        BatchCoverage("declared"),
     )
     assert found == {
         1: ("1",),
@@ -71,7 +82,7 @@ def test_dims_come_from_the_cli_before_the_model_and_the_default() -> None:
         ' { name: "img" data_type: TYPE_FP32 dims: [ -1, -1 ] } ]'
     )
     io = model_io(("ids", ("N", "seq")), ("mask", ("N", "seq")), ("img", ("N", 3, None)))
-    points, variables, notes = plan_points(cfg, io, {"seq": (1, 128, 512)})
+    points, variables, notes = plan_points(cfg, io, {"seq": (1, 128, 512)}, coverage=DECLARED)
     by_key = {v.key: (v.range, v.source) for v in variables}
     assert by_key == {
         "seq": ((1, 128, 512), "--dim"),  # one variable for both inputs: they share "seq"
@@ -186,7 +197,9 @@ def test_an_ensemble_is_planned_through_its_steps_with_the_wired_shapes(tmp_path
     assert [p.label for p in step.points] == ["step: b=1 x=1x5", "step: b=2 x=2x5"]
     assert [(v.key, v.source) for v in step.variables] == [("L", "wiring")]
     alone = plans["step"]  # probed on its own, the step runs its whole declared range
-    assert [p.batch_size for p in alone.points] == [1, 1, 1, 8, 8, 8]
+    assert [p.batch_size for p in alone.points] == [1, 1, 1, 2, 3, 4, 5, 6, 7, 8, 8, 8]
+    declared = {p.model: p for p in plan_workspace(load([root]), {}, coverage=DECLARED)}
+    assert [p.batch_size for p in declared["step"].points] == [1, 1, 1, 8, 8, 8]
 
 
 def test_warmup_and_cuda_graph_shapes_are_tested_as_written() -> None:
@@ -199,11 +212,13 @@ def test_warmup_and_cuda_graph_shapes_are_tested_as_written() -> None:
     )
     points, _, _ = plan_points(cfg, None, {"x": (8, 16, 32)})
     by_shape = {tuple(p.shapes["x"]): p.reasons for p in points}
+    assert by_shape[(3, 16)] == ("sweep", "opt")  # a size the config does not name: opt only
+    assert (3, 8) not in by_shape and (3, 32) not in by_shape
     assert by_shape[(2, 300)] == ("warmup:long",)
     assert by_shape[(2, 16)] == ("warmup", "opt")
     # the graph spec's shape is the max_batch_size point at opt: one point, both reasons
     assert by_shape[(4, 16)] == ("max_batch_size", "cuda_graph", "opt")
-    assert len(points) == 3 * 3 + 1  # batch 1, 2 and 4 at min/opt/max, and the warmup's shape
+    assert len(points) == 3 * 3 + 1 + 1  # 1, 2, 4 at min/opt/max, the warmup's shape, 3 at opt
 
 
 def test_ensembles_that_name_each_other_are_planned_without_recursing(tmp_path: Path) -> None:
@@ -218,9 +233,10 @@ def test_ensembles_that_name_each_other_are_planned_without_recursing(tmp_path: 
             'input_map { key: "IN" value: "IN" } output_map { key: "OUT" value: "OUT" } } ] }\n'
         )
     plans = {p.model: p for p in plan_workspace(load([root]), {})}
-    assert [(s.model, s.skip) for s in plans["a"].steps] == [
-        ("b", "a nested ensemble: probed through its own steps where it is listed")
-    ]
+    # lint refuses the cycle (TC521), so neither is planned through its steps
+    assert plans["a"].steps == [] and plans["a"].fail is not None
+    assert plans["a"].fail.startswith("lint finds errors (Triton would not load it): ")
+    assert "TC521 this ensemble depends on itself (a -> ... -> b -> a)" in plans["a"].fail
 
 
 def test_the_profile_an_instance_group_lists_sizes_the_dims() -> None:
@@ -235,3 +251,88 @@ def test_the_profile_an_instance_group_lists_sizes_the_dims() -> None:
     )
     _, variables, _ = plan_points(cfg, model_io(("x", (None, None)), profiles=profiles), {})
     assert [(v.range, v.source) for v in variables] == [((512, 1024, 2048), "profile")]
+
+
+def test_by_default_every_size_the_batcher_can_send_runs_shape_points_at_declared_sizes() -> None:
+    cfg = config(
+        "max_batch_size: 8\ndynamic_batching { preferred_batch_size: [ 4 ] }\n"
+        'input [ { name: "x" data_type: TYPE_FP32 dims: [ -1 ] } ]'
+    )
+    notes: list[str] = []
+    assert batch_sizes(cfg, notes) == {
+        1: ("1",),
+        2: ("sweep",),
+        3: ("sweep",),
+        4: ("preferred",),
+        5: ("sweep",),
+        6: ("sweep",),
+        7: ("sweep",),
+        8: ("max_batch_size",),
+    }
+    points, _, _ = plan_points(cfg, None, {"x": (2, 4, 6)})
+    per_batch = {
+        b: sorted(p.shapes["x"][1] for p in points if p.batch_size == b) for b in range(1, 9)
+    }
+    assert per_batch[1] == per_batch[4] == per_batch[8] == [2, 4, 6]  # min, opt, max
+    assert all(per_batch[b] == [4] for b in (2, 3, 5, 6, 7))  # opt only: linear cost
+    assert len(points) == 3 * 3 + 5
+
+
+def test_above_256_the_sweep_takes_1_to_64_powers_of_two_and_neighbours() -> None:
+    assert swept_sizes(256) == list(range(1, 257))
+    sizes = swept_sizes(1000)
+    assert sizes == [*range(1, 66), 127, 128, 129, 255, 256, 257, 511, 512, 513, 1000]
+    assert left_out(1000, sizes) == [(66, 126), (130, 254), (258, 510), (514, 999)]
+    assert left_out(8, range(1, 9)) == [] and left_out(8, [1, 8]) == [(2, 7)]
+    assert left_out(2**31 - 1, [1]) == [(2, 2**31 - 1)]  # no walk over every size
+
+
+def test_a_plan_that_leaves_sizes_out_says_which(tmp_path: Path) -> None:
+    from probe.probekit import config_model, reshape_model
+
+    root = tmp_path / "repo"
+    config_model(
+        root,
+        "big",
+        'name: "big"\nbackend: "onnxruntime"\nmax_batch_size: 300\n'
+        'input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
+        'output [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]\n',
+    )
+    reshape_model(root / "big" / "1" / "model.onnx", batch_one=False)
+    (plan,) = plan_workspace(load([root]), {})
+    assert plan.left_out == [(66, 126), (130, 254), (258, 299)]
+    assert (
+        "batch sizes left out: 66-126,130-254,258-299 (228 of the 300 the dynamic batcher can "
+        "send; --batch-sizes 1-300 runs them all)"
+    ) in plan.notes
+    (listed,) = plan_workspace(load([root]), {}, coverage=parse_batch_sizes("1-3,400"))
+    assert [p.batch_size for p in listed.points] == [1, 2, 3]
+    assert "--batch-sizes 400 above max_batch_size 300: not probed" in listed.notes
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("all", BatchCoverage("all")),
+        ("Declared", BatchCoverage("declared")),
+        ("1-4,8, 6", BatchCoverage("list", (1, 2, 3, 4, 6, 8))),
+        ("16", BatchCoverage("list", (16,))),
+    ],
+)
+def test_parse_batch_sizes(text: str, expected: BatchCoverage) -> None:
+    assert parse_batch_sizes(text) == expected
+    assert ranges_text([1, 2, 3, 4, 6, 8]) == "1-4,6,8"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("some", "expected all, declared, or sizes and ranges such as 1-32,48,64"),
+        ("4-2", "4-2 needs 1 <= low <= high"),
+        ("0", "0 needs 1 <= low <= high"),
+        ("1,,2", "expected all, declared"),
+    ],
+)
+def test_parse_batch_sizes_says_what_is_wrong(text: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        parse_batch_sizes(text)

@@ -2,52 +2,29 @@
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from clikit import run
 
-from tritoncfg.probe.report import schema
-
 pytest.importorskip("onnxruntime")
 jsonschema = pytest.importorskip("jsonschema")
 
-from probe.probekit import config_model, identity_model, reshape_repository  # noqa: E402
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-
-def validated(stdout: str) -> dict[str, Any]:
-    document: dict[str, Any] = json.loads(stdout)
-    jsonschema.Draft202012Validator(schema()).validate(document)
-    return document
-
-
-def models(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {m["model"]: m for m in document["models"]}
-
-
-def rows(model: dict[str, Any]) -> list[tuple[str, str]]:
-    return [(p["label"], p["status"]) for p in model["points"]]
+from probe.probekit import (  # noqa: E402
+    FAST,
+    config_model,
+    examples_built,
+    identity_model,
+    models,
+    reshape_repository,
+    rows,
+    validated,
+)
 
 
 @pytest.fixture(scope="module")
 def example_repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("examples") / "model_repository"
-    shutil.copytree(EXAMPLES / "model_repository", root)
-    done = subprocess.run(
-        [sys.executable, str(EXAMPLES / "make_models.py"), "--repository", str(root)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return root
+    return examples_built(tmp_path_factory.mktemp("examples") / "model_repository")
 
 
 @pytest.fixture(scope="module")
@@ -59,30 +36,33 @@ def test_the_example_repository_runs_at_every_declared_point(example_repository:
     done = run("probe", str(example_repository))
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
-    for label in ("b=1 features=1x16", "b=4 features=4x16", "b=8 features=8x16"):
+    for label in (f"b={b} features={b}x16" for b in range(1, 9)):  # every size 1..8
         assert label in out
+    assert "batch sizes: runs at 1-8" in out
     assert "python backend: tritoncfg never imports or runs model.py" in out
     assert "classifier: b=8 features=8x16" in out  # the ensemble, through its ONNX step
     assert "Traceback" not in done.stderr
 
 
 def test_the_example_repository_as_json_follows_the_schema(example_repository: Path) -> None:
-    done = run("probe", str(example_repository), "--format", "json", "--runs", "3")
+    done = run("probe", str(example_repository), "--format", "json", *FAST)
     assert done.returncode == 0, done.stderr
     document = validated(done.stdout)
     found = models(document)
     classifier = found["classifier"]
     assert classifier["runner"] == "onnxruntime" and classifier["status"] == "OK"
-    assert rows(classifier) == [
-        ("b=1 features=1x16", "OK"),
-        ("b=4 features=4x16", "OK"),
-        ("b=8 features=8x16", "OK"),
-    ]
-    point = classifier["points"][2]
+    assert rows(classifier) == [(f"b={b} features={b}x16", "OK") for b in range(1, 9)]
+    assert classifier["runs_up_to"] == 8 and classifier["first_failure"] is None
+    assert classifier["batch_sizes_left_out"] == []
+    point = classifier["points"][7]
     assert point["batch_size"] == 8 and point["shapes"] == {"features": [8, 16]}
     assert point["output_shapes"] == {"probabilities": [8, 4]}
     assert point["output_dtypes"] == {"probabilities": "TYPE_FP32"}
-    assert point["throughput"] > 0 and 0 < point["latency_ms"]["p50"] <= point["latency_ms"]["p99"]
+    latency = point["latency_ms"]
+    assert point["throughput"] > 0 and point["samples"] == 3  # --runs 1, 3 windows of one run
+    assert latency["p99"] is None and latency["p90"] is None  # 3 samples: neither is one
+    assert 0 < latency["p50"] <= latency["max"]
+    assert point["stability"]["windows"] == 3
     assert point["first_run_ms"] > 0
     assert classifier["runtime"]["providers"][-1] == "CPUExecutionProvider"
     assert found["preprocess"]["status"] == "SKIP" and found["preprocess"]["points"] == []
@@ -91,10 +71,9 @@ def test_the_example_repository_as_json_follows_the_schema(example_repository: P
     assert list(pipeline["runtime"]) == ["classifier"]
     assert [(p["step"], p["status"]) for p in pipeline["points"]] == [
         ("preprocess", "SKIP"),
-        ("classifier", "OK"),
-        ("classifier", "OK"),
+        *[("classifier", "OK")] * 8,
         ("postprocess", "SKIP"),
-    ]  # the ensemble sends batch 1 and its max_batch_size 8
+    ]  # the ensemble sends every batch size up to its max_batch_size 8
     assert document["summary"]["exit_status"] == 0
 
 
@@ -103,7 +82,7 @@ def test_a_constant_batch_one_reshape_fails_where_its_healthy_twin_passes(
 ) -> None:
     lint = run("lint", str(reshape_twins))
     assert lint.returncode == 0 and "All checks passed (2 models" in lint.stdout, lint.stdout
-    done = run("probe", str(reshape_twins), "--format", "json", "--runs", "2")
+    done = run("probe", str(reshape_twins), "--format", "json", "--batch-sizes", "declared", *FAST)
     assert done.returncode == 1, done.stderr
     found = models(validated(done.stdout))
     assert rows(found["healthy"]) == [("b=1 x=1x4", "OK"), ("b=4 x=4x4", "OK"), ("b=8 x=8x4", "OK")]
@@ -112,6 +91,7 @@ def test_a_constant_batch_one_reshape_fails_where_its_healthy_twin_passes(
         ("b=4 x=4x4", "FAIL"),
         ("b=8 x=8x4", "FAIL"),
     ]
+    assert found["broken"]["batch_sizes_left_out"] == [[2, 3], [5, 7]]
     reason = found["broken"]["points"][2]["reason"]
     assert "The input tensor cannot be reshaped to the requested shape" in reason  # ORT's words
     assert "Input shape:{8,4}, requested shape:{1,4}" in reason
@@ -119,11 +99,12 @@ def test_a_constant_batch_one_reshape_fails_where_its_healthy_twin_passes(
 
 
 def test_the_table_names_the_failing_point(reshape_twins: Path) -> None:
-    done = run("probe", str(reshape_twins / "broken"), "--runs", "1")
+    done = run("probe", str(reshape_twins / "broken"), *FAST)
     assert done.returncode == 1
     failing = [line for line in done.stdout.splitlines() if "FAIL" in line and "b=" in line]
-    assert failing and failing[0].lstrip().startswith("b=4 x=4x4"), done.stdout
-    assert "2 FAIL" in done.stdout
+    assert failing and failing[0].lstrip().startswith("b=2 x=2x4"), done.stdout
+    assert "7 FAIL" in done.stdout
+    assert "batch sizes: runs at 1; fails from 2: [ONNXRuntimeError]" in done.stdout
     assert "onnxruntime" not in done.stderr  # ORT's message is on the row, not logged again
 
 
@@ -131,11 +112,24 @@ def test_plan_only_prints_the_points_and_runs_nothing(example_repository: Path) 
     done = run("probe", str(example_repository / "classifier"), "--plan-only")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
-        "classifier: onnxruntime (model.onnx), 3 points",
+        "classifier: onnxruntime (model.onnx), 8 points",
         "  b=1 features=1x16  [1]",
+        "  b=2 features=2x16  [sweep]",
+        "  b=3 features=3x16  [sweep]",
         "  b=4 features=4x16  [preferred]",
+        "  b=5 features=5x16  [sweep]",
+        "  b=6 features=6x16  [sweep]",
+        "  b=7 features=7x16  [sweep]",
         "  b=8 features=8x16  [preferred, max_batch_size]",
     ]
+    declared = run(
+        "probe", str(example_repository / "classifier"), "--plan-only", "--batch-sizes", "declared"
+    )
+    assert declared.stdout.splitlines()[0] == "classifier: onnxruntime (model.onnx), 3 points"
+    assert declared.stdout.splitlines()[-1] == (
+        "  note: batch sizes left out: 2-3,5-7 (5 of the 8 the dynamic batcher can send; "
+        "--batch-sizes 1-8 runs them all)"
+    )
 
 
 def test_generated_inputs_cover_strings_bools_and_ints(tmp_path: Path) -> None:
@@ -161,7 +155,7 @@ def test_generated_inputs_cover_strings_bools_and_ints(tmp_path: Path) -> None:
             ("i", TensorProto.INT64, ["N", 3]),
         ],
     )
-    done = run("probe", str(root), "--format", "json", "--runs", "1")
+    done = run("probe", str(root), "--format", "json", *FAST)
     assert done.returncode == 0, done.stdout + done.stderr
     point = models(validated(done.stdout))["typed"]["points"][-1]
     assert point["output_dtypes"] == {
@@ -176,12 +170,11 @@ def test_real_inputs_from_data_dir(reshape_twins: Path, tmp_path: Path) -> None:
     np = pytest.importorskip("numpy")
     (tmp_path / "data" / "healthy").mkdir(parents=True)
     np.save(tmp_path / "data" / "healthy" / "x.npy", np.arange(4, dtype=np.float64))  # cast
-    done = run(
-        "probe", str(reshape_twins / "healthy"), "--data-dir", str(tmp_path / "data"), "-f", "json"
-    )
+    data = ("--data-dir", str(tmp_path / "data"))
+    done = run("probe", str(reshape_twins / "healthy"), *data, "-f", "json", *FAST)
     assert done.returncode == 0, done.stderr
     points = models(validated(done.stdout))["healthy"]["points"]
-    assert [p["inputs"] for p in points] == ["data-dir"] * 3
+    assert [p["inputs"] for p in points] == ["data-dir"] * 8
 
 
 def test_a_runner_that_cannot_run_here_exits_3_with_the_reason(reshape_twins: Path) -> None:
@@ -197,14 +190,10 @@ def test_output_is_written_atomically_and_matches_stdout(
 ) -> None:
     target = tmp_path / "out" / "probe.json"
     target.parent.mkdir()
-    done = run("probe", str(reshape_twins / "healthy"), "--output", str(target), "--runs", "1")
+    done = run("probe", str(reshape_twins / "healthy"), "--output", str(target), *FAST)
     assert done.returncode == 0
     written = validated(target.read_text())
-    assert rows(written["models"][0]) == [
-        ("b=1 x=1x4", "OK"),
-        ("b=4 x=4x4", "OK"),
-        ("b=8 x=8x4", "OK"),
-    ]
+    assert rows(written["models"][0]) == [(f"b={b} x={b}x4", "OK") for b in range(1, 9)]
 
 
 @pytest.mark.parametrize(
@@ -230,14 +219,15 @@ def test_shards_split_the_models(reshape_twins: Path) -> None:
 
 
 def test_suggest_reads_the_measured_curve(reshape_twins: Path) -> None:
-    args = ("probe", str(reshape_twins / "healthy"), "--suggest", "--runs", "3")
+    args = ("probe", str(reshape_twins / "healthy"), "--suggest", *FAST)
+    args += ("--stability-percentage", "100000")  # 3 runs a point: count every point stable
     table = run(*args, "--latency-budget-ms", "1000")
     assert table.returncode == 0, table.stderr
     assert "dynamic_batching {" in table.stdout and "max_queue_delay_microseconds:" in table.stdout
     document = validated(run(*args, "--target-rps", "1", "-f", "json").stdout)
     (suggestion,) = document["suggestions"]
     assert suggestion["model"] == "healthy" and suggestion["instance_count"] == 1
-    assert set(suggestion["preferred_batch_size"]) <= {1, 4, 8}
+    assert set(suggestion["preferred_batch_size"]) <= set(range(1, 9))
     assert suggestion["preferred_batch_size"]
 
 
@@ -283,7 +273,7 @@ def test_sequence_control_inputs_are_fed_as_triton_adds_them(tmp_path: Path) -> 
         root / "seq" / "1" / "model.onnx",
         [("x", TensorProto.FLOAT, ["N", 4]), ("START", TensorProto.INT32, ["N", 1])],
     )
-    done = run("probe", str(root), "-f", "json", "--runs", "1")
+    done = run("probe", str(root), "-f", "json", *FAST)
     assert done.returncode == 0, done.stdout + done.stderr
     points = models(validated(done.stdout))["seq"]["points"]
     assert [p["shapes"] for p in points] == [
@@ -321,14 +311,12 @@ def test_an_ensemble_step_gets_what_the_step_before_it_returned(tmp_path: Path) 
         )
         / "1"
     ).mkdir()
-    done = run("probe", str(root / "pipe"), "-f", "json", "--runs", "1")
+    done = run("probe", str(root / "pipe"), "-f", "json", *FAST)
     assert done.returncode == 0, done.stdout + done.stderr
     points = models(validated(done.stdout))["pipe"]["points"]
     assert [(p["label"], p["inputs"]) for p in points] == [
-        ("first: b=1 a=1x3", "generated"),
-        ("first: b=4 a=4x3", "generated"),
-        ("second: b=1 b=1x3", "wiring"),
-        ("second: b=4 b=4x3", "wiring"),
+        *[(f"first: b={b} a={b}x3", "generated") for b in range(1, 5)],
+        *[(f"second: b={b} b={b}x3", "wiring") for b in range(1, 5)],
     ]
 
 
@@ -336,25 +324,25 @@ def test_a_model_without_a_config_runs_as_triton_completes_it(tmp_path: Path) ->
     from probe.probekit import reshape_model
 
     reshape_model(tmp_path / "repo" / "bare" / "1" / "model.onnx", batch_one=False)
-    done = run("probe", str(tmp_path / "repo"), "-f", "json", "--runs", "1")
+    done = run("probe", str(tmp_path / "repo"), "-f", "json", *FAST)
     assert done.returncode == 0, done.stdout + done.stderr
     model = models(validated(done.stdout))["bare"]
     # the ONNX Runtime backend's auto-complete: batching, max_batch_size 4 by default
     assert model["max_batch_size"] == 4
-    assert rows(model) == [("b=1 x=1x4", "OK"), ("b=4 x=4x4", "OK")]
+    assert rows(model) == [(f"b={b} x={b}x4", "OK") for b in range(1, 5)]
 
 
 def test_the_summary_counts_the_models_skipped_whole(example_repository: Path) -> None:
     """A model skipped before any point (python models) has no point to count: the summary
     counts it apart, so its untested shapes do not vanish from the totals."""
-    done = run("probe", str(example_repository), "--format", "json", "--runs", "2")
+    done = run("probe", str(example_repository), "--format", "json", *FAST)
     assert done.returncode == 0, done.stderr
     document = validated(done.stdout)
     whole = [m["model"] for m in document["models"] if m["status"] == "SKIP" and not m["points"]]
     assert "preprocess" in whole
     summary = document["summary"]
     assert summary["models_skipped"] == len(whole) and summary["models_failed"] == 0
-    table = run("probe", str(example_repository), "--runs", "2")
+    table = run("probe", str(example_repository), *FAST)
     assert f"({len(whole)} skipped whole): " in table.stdout.splitlines()[-1], table.stdout
 
 

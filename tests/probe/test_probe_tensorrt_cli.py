@@ -22,7 +22,7 @@ from tritoncfg.probe.tensorrt.gpu import gpu_problem
 pytest.importorskip("onnxruntime")
 jsonschema = pytest.importorskip("jsonschema")
 
-from probe.probekit import reshape_repository  # noqa: E402
+from probe.probekit import FAST, reshape_repository  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +31,7 @@ def twins(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def probe(*args: str) -> tuple[int, dict[str, Any], str]:
-    done = run("probe", *args, "--runtime", "tensorrt", "--format", "json", "--runs", "2")
+    done = run("probe", *args, "--runtime", "tensorrt", "--format", "json", *FAST)
     document: dict[str, Any] = json.loads(done.stdout)
     jsonschema.Draft202012Validator(schema()).validate(document)
     return done.returncode, document["models"][0], done.stderr
@@ -68,7 +68,7 @@ def test_a_builder_error_is_a_failure_with_exit_1(twins: Path) -> None:
 
 def test_the_whole_repository_fails_when_one_model_fails(twins: Path) -> None:
     installed_adapter()
-    done = run("probe", str(twins), "--runtime", "tensorrt", "--runs", "1")
+    done = run("probe", str(twins), "--runtime", "tensorrt", *FAST)
     assert done.returncode == 1, done.stdout + done.stderr
 
 

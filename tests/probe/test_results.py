@@ -15,15 +15,16 @@ from tritoncfg.probe.contract import (
     Status,
     TestPoint,
 )
+from tritoncfg.probe.measure import latencies, tail
 from tritoncfg.probe.report import exit_status
-from tritoncfg.probe.results import ModelResult
-from tritoncfg.probe.suggest import curve, render, suggest
+from tritoncfg.probe.results import ModelResult, Reach, reach
+from tritoncfg.probe.suggest import applied, curve, render, snippet, suggest
 from tritoncfg.schema import ModelConfig
 from tritoncfg.text import parse
 
 np = pytest.importorskip("numpy")
 
-from tritoncfg.probe.execute import check_outputs, percentile  # noqa: E402
+from tritoncfg.probe.execute import check_outputs  # noqa: E402
 from tritoncfg.probe.inputs import make_input  # noqa: E402
 
 CONFIG = text_format.Parse(
@@ -64,10 +65,18 @@ def test_outputs_that_break_the_config_fail_with_the_reason(
     assert check_outputs(CONFIG, POINT, outputs) == reason  # type: ignore[arg-type]
 
 
-def test_percentiles_are_nearest_rank() -> None:
+def test_percentiles_are_nearest_rank_and_named_only_with_enough_samples() -> None:
     values = [float(v) for v in range(1, 101)]
-    assert [percentile(values, q) for q in ("p50", "p90", "p99")] == [50.0, 90.0, 99.0]
-    assert percentile([3.0], "p99") == 3.0
+    found = latencies(values)
+    assert [found[q] for q in ("p50", "p90", "p95", "p99")] == [50.0, 90.0, 95.0, 99.0]
+    assert tail(found, 100) == ("p99", 99.0)
+    few = latencies([float(v) for v in range(1, 41)])  # 40 samples: no p99, p95 is one
+    assert few["p99"] is None and few["p95"] == 38.0 and few["max"] == 40.0
+    assert tail(few, 40) == ("p95", 38.0)
+    one = latencies([3.0])
+    assert one["p50"] is None and tail(one, 1) == ("max of 1", 3.0)
+    nine = latencies([float(v) for v in range(1, 10)])  # p50 is one, p90 not yet
+    assert nine["p50"] == 5.0 and tail(nine, 9) == ("max of 9", 9.0)
 
 
 def test_generated_inputs_are_seeded_typed_and_in_range() -> None:
@@ -87,7 +96,8 @@ def result(*points: tuple[int, Status, float, float], model: str = "m") -> Model
         point = PointResult(TestPoint(batch, {"x": (batch, 4)}, reasons=("opt",)), status)
         if status == "OK":
             point.throughput = throughput
-            point.latency_ms = {"p50": p99 / 2, "p90": p99, "p99": p99}
+            point.latency_ms = {"p50": p99 / 2, "p90": p99, "p95": p99, "p99": p99, "max": p99}
+            point.samples, point.stable, point.cv = 100, True, 0.01
         found.points.append(point)
     return found
 
@@ -106,6 +116,12 @@ def test_a_model_is_as_bad_as_its_worst_point_and_the_exit_status_follows() -> N
 
 
 CURVE = ((1, 1000.0, 1.0), (2, 1900.0, 1.2), (4, 3700.0, 1.5), (8, 4000.0, 3.0))
+BASE = text_format.Parse(
+    'name: "m"\nmax_batch_size: 8\n'
+    "instance_group [ { kind: KIND_CPU count: 3 } ]\n"
+    "dynamic_batching { preferred_batch_size: [ 2 ] max_queue_delay_microseconds: 100 }",
+    ModelConfig(),
+)
 
 
 def test_suggest_prefers_the_knee_and_the_best_batch_size() -> None:
@@ -113,7 +129,7 @@ def test_suggest_prefers_the_knee_and_the_best_batch_size() -> None:
     assert found is not None
     assert found.preferred_batch_size == [4, 8]  # 3700 >= 90% of 4000
     assert found.max_queue_delay_microseconds is None and found.instance_count == 1
-    text = render(found, 8)
+    text = render(found, snippet(applied(found, BASE)))
     assert "preferred_batch_size: [ 4, 8 ]" in text and "    count: 1\n" in text
     assert fmt_text(text) == text  # the snippet is what `tritoncfg fmt` writes
     assert parse(text).ok
@@ -124,10 +140,10 @@ def test_a_suggestion_of_max_batch_size_alone_writes_no_preferred_size() -> None
     --from-perf`, the snippet leaves it out and says why."""
     found = suggest(result((1, "OK", 100.0, 1.0), (8, "OK", 1000.0, 2.0)))  # max_batch_size 8
     assert found is not None and found.preferred_batch_size == [8]
-    text = render(found, 8)
+    text = render(found, snippet(applied(found, ModelConfig(max_batch_size=8))))
     assert "which Triton already prefers" in text
-    snippet = [line for line in text.splitlines() if not line.startswith("#")]
-    assert snippet == [
+    lines = [line for line in text.splitlines() if not line.startswith("#")]
+    assert lines == [
         "instance_group [",
         "  {",
         "    count: 1",
@@ -159,4 +175,62 @@ def test_the_curve_takes_ok_points_only_and_nothing_to_suggest_from_is_none() ->
     assert suggest(result((1, "FAIL", 0, 0))) is None
     over = suggest(result((1, "OK", 1000.0, 5.0)), budget_ms=1.0)
     assert over is not None and over.preferred_batch_size == []
-    assert "no batch size runs within the 1 ms budget" in over.why[0]
+    assert "no batch size runs within the 1 ms budget" in over.why[1]
+
+
+def test_the_snippet_keeps_the_fields_it_does_not_change() -> None:
+    """kind and a queue delay the suggestion does not set stay as written."""
+    found = suggest(result(*((b, "OK", t, p) for b, t, p in CURVE)))
+    assert found is not None
+    text = snippet(applied(found, BASE))
+    assert "kind: KIND_CPU" in text and "count: 1" in text and "count: 3" not in text
+    assert "max_queue_delay_microseconds: 100" in text
+    assert "preferred_batch_size: [ 4, 8 ]" in text and "[ 2 ]" not in text
+    with_budget = suggest(result(*((b, "OK", t, p) for b, t, p in CURVE)), budget_ms=2.0)
+    assert with_budget is not None
+    assert "max_queue_delay_microseconds: 500" in snippet(applied(with_budget, BASE))
+
+
+def test_unstable_points_are_left_out_of_the_curve_and_the_reasons_say_so() -> None:
+    measured = result(*((b, "OK", t, p) for b, t, p in CURVE))
+    measured.points[-1].stable, measured.points[-1].cv = False, 0.2  # batch 8: 4,000 infer/s
+    assert [p.point.batch_size for p in curve(measured)] == [1, 2, 4]
+    found = suggest(measured)
+    assert found is not None and found.preferred_batch_size == [4]  # 8 would be best
+    assert found.why[0] == (
+        "curve: 4 batch sizes measured, 3 stable (window cv 1.0%-1.0%); "
+        "left out as unstable: batch 8 (cv 20.0%)"
+    )
+
+
+def test_a_tail_latency_from_few_samples_is_named_for_what_it_is() -> None:
+    measured = result((1, "OK", 1000.0, 1.0), (8, "OK", 4000.0, 3.0))
+    for point in measured.points:  # 9 timed runs: the max is all there is above p50
+        point.samples = 9
+        assert point.latency_ms is not None
+        point.latency_ms.update(p90=None, p95=None, p99=None)
+    measured.points[0].latency_ms = {**latencies([1.0]), "max": 1.0}  # one run: its max alone
+    measured.points[0].samples = 1
+    found = suggest(measured, budget_ms=2.0)
+    assert found is not None
+    assert "over the 2 ms budget: batch 8 (max of 9 3.000 ms)" in found.why
+    assert found.why[2] == "preferred [1]: batch 1 gives the best 1,000.0 infer/s"
+    assert found.why[3] == (
+        "max_queue_delay_microseconds 1000: the 2 ms budget minus max of 1 1.000 ms at batch 1"
+    )
+
+
+def test_the_batch_reach_is_the_run_from_1_and_the_first_failure() -> None:
+    odd = ModelResult("m", "/m", "onnxruntime", 8)
+    for batch in range(1, 9):
+        status: Status = "FAIL" if batch % 2 and batch > 1 else "OK"
+        why = f"cannot reshape {batch}" if status == "FAIL" else None
+        odd.points.append(PointResult(TestPoint(batch, {"x": (batch, 4)}), status, why))
+    found = reach(odd)
+    assert found == Reach(2, 3, "cannot reshape 3")
+    assert found.text == "runs at 1-2; fails from 3: cannot reshape 3"
+    healthy = result(*((b, "OK", 1.0, 1.0) for b in range(1, 9)))
+    assert reach(healthy) == Reach(8, None, None) and reach(healthy).text == "runs at 1-8"  # type: ignore[union-attr]
+    broken = result((1, "FAIL", 0, 0), (2, "OK", 1.0, 1.0))
+    assert reach(broken) == Reach(None, 1, None)
+    assert reach(ModelResult("m", "/m", None, 0)) is None

@@ -1,4 +1,4 @@
-"""`tritoncfg probe PATH...`: run each model at every batch size and shape its config promises.
+"""`tritoncfg probe PATH...`: run each model at every batch size and shape Triton can send it.
 
 Everything heavy (numpy, onnxruntime, Rich, the runners) is imported inside the command, so
 importing the CLI for `lint` stays light.
@@ -19,6 +19,7 @@ from tritoncfg.cli.common import Color, fail, repository_paths, use_color
 from tritoncfg.runtimes import RUNTIMES
 
 if TYPE_CHECKING:
+    from tritoncfg.probe.coverage import BatchCoverage
     from tritoncfg.probe.plan import ModelPlan, Range
     from tritoncfg.probe.results import ModelResult
 
@@ -75,8 +76,32 @@ def probe_command(
         typer.Option(help="Real inputs: <dir>/<model>/<INPUT>.npy or <dir>/<INPUT>.npy."),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the generated inputs.")] = 0,
+    batch_sizes: Annotated[
+        str,
+        typer.Option(
+            help="all: every size the dynamic batcher can send (above max_batch_size 256: 1-64, "
+            "powers of two with their neighbours, max_batch_size); declared: the sizes the "
+            "config names; or sizes and ranges, e.g. 1-32,48,64.",
+        ),
+    ] = "all",
     warmup: Annotated[int, typer.Option(help="Warm-up runs per point.", min=1)] = 2,
-    runs: Annotated[int, typer.Option(help="Timed runs per point.", min=1)] = 10,
+    runs: Annotated[
+        int, typer.Option(help="Timed runs in each measurement window, at least.", min=1)
+    ] = 3,
+    window_ms: Annotated[
+        float, typer.Option(help="Length of a measurement window in ms, at least.", min=0)
+    ] = 50.0,
+    stability_percentage: Annotated[
+        float,
+        typer.Option(
+            help="A point is stable when its last 3 windows' mean latencies agree within this "
+            "percentage (max / min).",
+            min=0,
+        ),
+    ] = 10.0,
+    max_windows: Annotated[
+        int, typer.Option(help="Windows per point at most; then the point is unstable.", min=3)
+    ] = 10,
     atol: Annotated[
         float, typer.Option(help="Absolute tolerance of TensorRT against ONNX Runtime.", min=0)
     ] = 1e-5,
@@ -116,8 +141,9 @@ def probe_command(
     ] = None,
     color: Annotated[Color, typer.Option(help="Colour the table.")] = Color.auto,
 ) -> None:
-    """Run each model at every batch size and shape its config declares, in a child process
-    per model, and report each point: OK, FAIL (with the runtime's message) or SKIP.
+    """Run each model at every batch size the dynamic batcher can send and every shape its
+    config declares, in a child process per model, and report each point: OK, FAIL (with the
+    runtime's message) or SKIP. A model lint finds errors in is a FAIL with lint's findings.
 
     Exit status: 0 every point OK or SKIP; 1 a point FAILed; 2 usage error;
     3 a runner cannot run here (no runtime installed, no GPU for TensorRT).
@@ -134,7 +160,7 @@ def probe_command(
     workspace.models = models
     if not workspace.repositories or (not models and shard is None):
         fail(f"{paths[0]}: no model directory found")
-    plans = plan_workspace(workspace, _dims(dim or []), runtime.value)
+    plans = plan_workspace(workspace, _dims(dim or []), runtime.value, _coverage(batch_sizes))
     if plan_only:
         _print_plan(plans, output_format)
         raise typer.Exit(0)
@@ -143,6 +169,9 @@ def probe_command(
         data_dir=data_dir,
         warmup_runs=warmup,
         timed_runs=runs,
+        window_ms=window_ms,
+        stability_percentage=stability_percentage,
+        max_windows=max_windows,
         atol=atol,
         rtol=rtol,
         precision=_precisions(precision or []),
@@ -181,7 +210,7 @@ def _probe(
 
     results = probe_all(plans, settings, jobs=jobs, timeout=timeout)
     document = to_json(results)
-    suggestions = _suggestions(results, suggesting)
+    suggestions = _suggestions(plans, results, suggesting)
     if suggestions is not None:
         document["suggestions"] = suggestions[1]
     if output is not None:
@@ -200,18 +229,18 @@ def _probe(
 
 
 def _suggestions(
-    results: list[ModelResult], suggesting: tuple[bool, float | None, float | None]
+    plans: list[ModelPlan],
+    results: list[ModelResult],
+    suggesting: tuple[bool, float | None, float | None],
 ) -> tuple[str, list[dict[str, Any]]] | None:
     wanted, budget, target = suggesting
     if not wanted:
         return None
-    from dataclasses import asdict
+    from tritoncfg.probe.advise import advise
 
-    from tritoncfg.probe.suggest import render, suggest
-
-    found = [(r, s) for r in results if (s := suggest(r, budget, target)) is not None]
-    text = "".join(render(s, r.max_batch_size) for r, s in found)
-    return text or "# no model has batching points to suggest from\n", [asdict(s) for _, s in found]
+    found = [a for p, r in zip(plans, results, strict=True) if (a := advise(p, r, budget, target))]
+    text = "".join(t for t, _ in found)
+    return text or "# no model has batching points to suggest from\n", [e for _, e in found]
 
 
 def _write(path: Path, document: dict[str, Any]) -> None:
@@ -243,6 +272,15 @@ def _dims(texts: list[str]) -> dict[str, Range]:
             fail(str(exc))
         found[name] = sizes
     return found
+
+
+def _coverage(text: str) -> BatchCoverage:
+    from tritoncfg.probe.coverage import parse_batch_sizes
+
+    try:
+        return parse_batch_sizes(text)
+    except ValueError as exc:
+        fail(str(exc))
 
 
 def _precisions(texts: list[str]) -> tuple[str, ...]:

@@ -42,10 +42,11 @@ class Choice:
     notes: tuple[str, ...]
 
 
-def read_perf(spec: str, model: str) -> list[Point]:
+def read_perf(spec: str, model: str, notes: list[str] | None = None) -> list[Point]:
     """Points from `FILE` or `B=FILE` (a perf_analyzer CSV) or a probe JSON report (a `.json`
     file, or one whose text starts with `{`). Raises GenUsageError naming the file (and for a
-    syntax error or a bad row, its line and column)."""
+    syntax error or a bad row, its line and column). A probe report adds to `notes` how stable
+    its curve was."""
     batch, _, name = spec.rpartition("=") if "=" in spec else ("", "", spec)
     path = Path(name)
     try:
@@ -55,7 +56,7 @@ def read_perf(spec: str, model: str) -> list[Point]:
     except UnicodeDecodeError as exc:
         raise GenUsageError(f"{path}: not a text file ({exc.reason})") from None
     if path.suffix.lower() == ".json" or text.lstrip().startswith(("{", "[")):
-        return read_probe_report(path, text, model)
+        return read_probe_report(path, text, model, notes)
     fixed = None
     if batch:
         if not batch.isdigit() or int(batch) < 1:
@@ -131,10 +132,14 @@ class _Row:
         return f"{self.path}:{self.line}:{min(column, len(','.join(self.cells)) + 1)}"
 
 
-def read_probe_report(path: Path, text: str, model: str) -> list[Point]:
+def read_probe_report(
+    path: Path, text: str, model: str, notes: list[str] | None = None
+) -> list[Point]:
     """Per batch size, one OK point of the model in a `tritoncfg probe --format json` report (the
     `opt` shape point when there are several, as `probe --suggest` reads it): its throughput and
-    p99 (else p90, p50) latency. In an ensemble's entry, the points of the step `model`."""
+    the highest latency percentile its samples support (p99, p95, p90, p50; else "max of N").
+    Points whose measurement windows never agreed (`stability.stable` false) are left out, and
+    `notes` says how many. In an ensemble's entry, the points of the step `model`."""
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -152,11 +157,17 @@ def read_probe_report(path: Path, text: str, model: str) -> list[Point]:
         if entry is None:
             raise GenUsageError(f"{path}: the probe report has no model '{model}'")
         points = _step_points(entry, model) or entry.get("points") or []
-        return _probe_points(points)
+        found, unstable = _probe_points(points)
     except (ValueError, KeyError, TypeError, AttributeError):
         raise GenUsageError(
             f"{path}: not a tritoncfg probe report (see docs/gen.md for the fields read)"
         ) from None
+    if notes is not None:
+        total = len(found) + len(unstable)
+        shown = ", ".join(map(str, unstable))
+        left = f"; left out as unstable: batch {shown}" if unstable else ""
+        notes.append(f"curve: {total} batch sizes measured, {len(found)} stable{left}")
+    return found
 
 
 def _step_points(entry: dict[str, Any], model: str) -> list[dict[str, Any]]:
@@ -164,7 +175,8 @@ def _step_points(entry: dict[str, Any], model: str) -> list[dict[str, Any]]:
     return [p for p in entry.get("points") or [] if p.get("step") == model]
 
 
-def _probe_points(points: list[dict[str, Any]]) -> list[Point]:
+def _probe_points(points: list[dict[str, Any]]) -> tuple[list[Point], list[int]]:
+    """The stable points, one per batch size, and the batch sizes left out as unstable."""
     chosen: dict[int, dict[str, Any]] = {}
     for point in points:
         size, rate = point.get("batch_size"), point.get("throughput")
@@ -173,20 +185,33 @@ def _probe_points(points: list[dict[str, Any]]) -> list[Point]:
         at_opt = "opt" in (point.get("reasons") or ())
         if size not in chosen or (at_opt and "opt" not in (chosen[size].get("reasons") or ())):
             chosen[int(size)] = point
-    return [_probe_point(size, chosen[size]) for size in sorted(chosen)]
+    unstable = [
+        s for s in sorted(chosen) if (chosen[s].get("stability") or {}).get("stable") is False
+    ]
+    found = [_probe_point(s, chosen[s]) for s in sorted(chosen) if s not in unstable]
+    return found, unstable
 
 
 def _probe_point(size: int, point: dict[str, Any]) -> Point:
+    """The point's throughput and tail latency, named as `probe --suggest` names it (measure.py):
+    p99, p95 or p90 where the samples make it one, else their max ("max of 8"); a report
+    without `samples` (older) is taken at its word."""
+    from tritoncfg.probe.measure import tail
+
     latency = point.get("latency_ms") or {}
-    key = next((k for k in ("p99", "p90", "p50") if latency.get(k) is not None), "p99")
-    ms = latency.get(key)
+    samples = point.get("samples")
+    if samples is None:  # before probe counted samples: p99 (else p90, p50) as written
+        key = next((k for k in ("p99", "p90", "p50") if latency.get(k) is not None), "p99")
+        name, ms = key, latency.get(key)
+    else:
+        name, ms = tail(latency, int(samples))
     spread = tuple(
-        (fraction, float(latency[name]) * 1000.0)
-        for name, fraction in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99))
-        if latency.get(name) is not None
+        (fraction, float(latency[key]) * 1000.0)
+        for key, fraction in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99))
+        if latency.get(key) is not None
     )
     rate = float(point["throughput"])
-    return Point(size, rate, None if ms is None else ms * 1000.0, key, spread)
+    return Point(size, rate, None if ms is None else ms * 1000.0, name, spread)
 
 
 def choose(points: list[Point], max_batch_size: int, budget_ms: float | None) -> Choice:
@@ -217,9 +242,11 @@ def from_measurements(
 ) -> tuple[tuple[int, ...], int | None]:
     """The preferred sizes (`()`: none, Triton's `[max_batch_size]`) and queue delay (None:
     leave it) that `--from-perf` sets, with the notes that explain them."""
-    points = [p for spec in specs for p in read_perf(spec, target.name)]
+    read: list[str] = []
+    points = [p for spec in specs for p in read_perf(spec, target.name, read)]
     max_batch_size = target.parsed.message.max_batch_size
     choice = choose(points, max_batch_size, budget_ms)
+    notes.extend(read)
     notes.extend(choice.notes)
     if choice.preferred == (max_batch_size,):
         notes.append(

@@ -79,8 +79,16 @@ class PointResult:
     reason: str | None = None  # the runtime's own message for FAIL, why for SKIP
     output_shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
     output_dtypes: dict[str, str] = field(default_factory=dict)  # Triton TYPE_* names
-    latency_ms: dict[str, float] | None = None  # {"p50": .., "p90": .., "p99": ..}
-    throughput: float | None = None  # inferences per second (batch size x runs / time)
+    # {"p50", "p90", "p95", "p99", "max", "mean"}: a percentile is None with too few samples to
+    # be one (measure.py)
+    latency_ms: dict[str, float | None] | None = None
+    # inferences per second: batch size / the fastest window's median latency (measure.py)
+    throughput: float | None = None
+    samples: int = 0  # the timed runs' latencies the statistics come from
+    windows: int = 0  # measurement windows run
+    stable: bool | None = None  # the last 3 windows agreed within --stability-percentage
+    spread_ms: tuple[float, float] | None = None  # min, max of the window medians (measure.py)
+    cv: float | None = None  # coefficient of variation of the window medians
     max_abs_error: float | None = None  # against the reference runner, when compared
     max_rel_error: float | None = None
     # "generated", "data-dir" (real inputs from --data-dir) or "wiring" (an ensemble step fed with
@@ -101,7 +109,10 @@ class ProbeSettings:
     dims: Mapping[str, tuple[int, int, int]] = field(default_factory=dict)
     data_dir: Path | None = None  # real inputs: <data_dir>/<INPUT>.npy, else generated
     warmup_runs: int = 2
-    timed_runs: int = 10
+    timed_runs: int = 3  # at least this many timed runs in each measurement window
+    window_ms: float = 50.0  # a measurement window lasts at least this long
+    stability_percentage: float = 10.0  # the last 3 windows' median latencies: max / min within
+    max_windows: int = 10  # then the point is "unstable"
     atol: float = 1e-5  # Polygraphy's defaults
     rtol: float = 1e-5
     precision: tuple[str, ...] = ()  # TensorRT builder precisions asked for: "fp16", "bf16", ...

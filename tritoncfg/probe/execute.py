@@ -3,9 +3,10 @@ happens (`emit`), so the parent knows which point was running if the runtime cra
 
 Per point: inputs (generated or `--data-dir`), a first run whose outputs are checked against
 the config's declared outputs (name, data type, shape with the batch), `warmup_runs - 1` more
-warm-up runs, then `timed_runs` timed runs: p50/p90/p99 latency and throughput
-(batch size x runs / total time). A runner that times itself (CUDA events) reports its own
-latencies in `RunOutput.latencies_ms`; otherwise the host clock around `run` is used.
+warm-up runs, then measurement windows until the latest three agree (`measure.py`): latency
+percentiles, throughput (batch size x runs / their total time) and the spread of the windows.
+A runner that times itself (CUDA events) reports its own latencies in `RunOutput.latencies_ms`;
+otherwise the host clock around `run` is used.
 When TensorRT runs an `.onnx` file, each point's first outputs are also compared with ONNX
 Runtime's on the same inputs (`reference.py`); beyond `--atol`/`--rtol` the point FAILs.
 """
@@ -179,36 +180,39 @@ def run_point(
         result.status, result.reason = "FAIL", problem
         return result
     try:
-        latencies = _timed(runner, point, inputs, settings)
+        _timed(runner, point, inputs, settings, result)
     except RunnerError as exc:
         result.status, result.reason = "FAIL", f"failed on a repeated run: {exc}"
-        return result
-    result.latency_ms = {q: percentile(latencies, q) for q in ("p50", "p90", "p99")}
-    total_s = sum(latencies) / 1000.0
-    if total_s > 0:
-        result.throughput = round((point.batch_size or 1) * len(latencies) / total_s, 3)
     return result
 
 
 def _timed(
-    runner: Runner, point: TestPoint, inputs: Mapping[str, np.ndarray], settings: ProbeSettings
-) -> list[float]:
+    runner: Runner,
+    point: TestPoint,
+    inputs: Mapping[str, np.ndarray],
+    settings: ProbeSettings,
+    result: PointResult,
+) -> None:
+    """The warm-up runs, then measurement windows until stable (`measure.py`)."""
+    from tritoncfg.probe.measure import DIGITS, measure
+
     for _ in range(max(settings.warmup_runs - 1, 0)):
         runner.run(point, inputs)
-    latencies: list[float] = []
-    for _ in range(max(settings.timed_runs, 1)):
+
+    def once() -> list[float]:
         start = time.perf_counter()
         output: RunOutput = runner.run(point, inputs)
-        elapsed = (time.perf_counter() - start) * 1000.0
-        latencies.extend(output.latencies_ms or [elapsed])
-    return latencies
+        return output.latencies_ms or [(time.perf_counter() - start) * 1000.0]
 
-
-def percentile(values: list[float], name: str) -> float:
-    """Nearest-rank percentile ("p99") in ms, rounded to the microsecond."""
-    ordered = sorted(values)
-    rank = max(1, -(-int(name[1:]) * len(ordered) // 100))
-    return round(ordered[rank - 1], 3)
+    found = measure(once, settings, point.batch_size or 1)
+    result.latency_ms = found.latency_ms
+    rate = found.throughput
+    result.throughput = None if rate is None else round(rate, 3)
+    result.samples, result.windows = len(found.samples), len(found.window_medians)
+    result.stable = found.stable
+    low, high = found.spread_ms
+    result.spread_ms = (round(low, DIGITS), round(high, DIGITS))
+    result.cv = round(found.cv, 4)
 
 
 def check_outputs(
@@ -245,4 +249,4 @@ def _type_name(array: np.ndarray) -> str:
     return triton_type(array)
 
 
-__all__ = ["Emit", "check_outputs", "execute", "percentile", "run_point"]
+__all__ = ["Emit", "check_outputs", "execute", "run_point"]

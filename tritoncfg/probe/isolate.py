@@ -91,7 +91,13 @@ def _apply(result: ModelResult, kind: str, payload: Any, running: int | None) ->
 
 
 def _stop(result: ModelResult, running: int | None, reason: str) -> None:
-    """The point that was running FAILs with `reason`; the ones not run yet are SKIP."""
+    """The point that was running FAILs with `reason` (between points, while the worker starts
+    or loads the model: the next one to run), so the summary counts it; the ones not run yet are
+    SKIP."""
+    if running is None:
+        running = next(
+            (o for o, s in enumerate(result.pending) if result.points[s].reason == NOT_RUN), None
+        )
     for order, slot in enumerate(result.pending):
         current = result.points[slot]
         if order == running:

@@ -3,13 +3,15 @@
 Pure data: the completed `ModelConfig` (what Triton fills in) and the model file's I/O
 (`models.io.ModelIO`) in, `TestPoint`s out. No runtime is imported here.
 
-Batch sizes, when `max_batch_size > 0`: 1, each `dynamic_batching.preferred_batch_size`,
-`max_batch_size`, each `model_warmup[].batch_size` and each
-`optimization.cuda.graph_spec[].batch_size` (sizes outside [1, max_batch_size] are noted, not
-run: Triton refuses them at load, which `lint` reports). Each variable (-1) dim gets a
+Batch sizes, when `max_batch_size > 0`: those `--batch-sizes` picks (`coverage.py`; by default
+every size the dynamic batcher can send). The sizes the config names: 1, each
+`dynamic_batching.preferred_batch_size`, `max_batch_size`, each `model_warmup[].batch_size` and
+each `optimization.cuda.graph_spec[].batch_size` (sizes outside [1, max_batch_size] are noted,
+not run: Triton refuses them at load, which `lint` reports). Each variable (-1) dim gets a
 min/opt/max from, in order: `--dim`, the model file's fixed size at that axis, the TensorRT
-engine's profile, or `DEFAULT_RANGE`. Every batch size is crossed with three shape points: all
-variable dims at min, all at opt, all at max (identical points are merged).
+engine's profile, or `DEFAULT_RANGE`. Every size the config names is crossed with three shape
+points: all variable dims at min, all at opt, all at max (identical points are merged); the
+other sizes run at opt, so the cost stays linear.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 
 from tritoncfg.models.io import ModelIO, Profile, TensorInfo
 from tritoncfg.probe.contract import TestPoint
+from tritoncfg.probe.coverage import ALL, SWEEP, BatchCoverage, batch_sizes
 from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig, ModelInput
 from tritoncfg.schema.implicit import implicit_inputs
@@ -56,6 +59,10 @@ class ModelPlan:
     fail: str | None = None  # why it cannot load at all (Triton's own error)
     notes: list[str] = field(default_factory=list)
     steps: list[ModelPlan] = field(default_factory=list)  # an ensemble's step models
+    directory: Path | None = None  # the model directory (lint reads it for --suggest)
+    config_path: Path | None = None  # the config file as written, when there is one
+    # batch sizes in [1, max_batch_size] the plan does not run, as (low, high) runs
+    left_out: list[tuple[int, int]] = field(default_factory=list)
     # an ensemble step's wiring: its input -> the ensemble tensor it reads, its output -> the
     # ensemble tensor it writes
     wiring_in: dict[str, str] = field(default_factory=dict)
@@ -74,34 +81,6 @@ class ModelPlan:
 
 def _rebuild_plan(config: bytes, state: dict[str, Any]) -> ModelPlan:
     return ModelPlan(config=ModelConfig.FromString(config), **state)
-
-
-def batch_sizes(config: ModelConfig, notes: list[str]) -> dict[int, tuple[str, ...]]:
-    """The batch sizes to run and why each is there; {} when the model does not batch."""
-    mbs = config.max_batch_size
-    if mbs <= 0:
-        return {}
-    found: dict[int, list[str]] = {}
-
-    def add(size: int, why: str) -> None:
-        if 1 <= size <= mbs:
-            found.setdefault(size, [])
-            if why not in found[size]:
-                found[size].append(why)
-        else:
-            notes.append(f"{why} batch size {size} is outside [1, {mbs}]: not probed")
-
-    add(1, "1")
-    for size in config.dynamic_batching.preferred_batch_size:
-        add(size, "preferred")
-    add(mbs, "max_batch_size")
-    for warmup in config.model_warmup:
-        if warmup.batch_size > 0:
-            add(warmup.batch_size, "warmup")
-    for spec in config.optimization.cuda.graph_spec:
-        if spec.batch_size > 0:
-            add(spec.batch_size, "cuda_graph")
-    return {size: tuple(found[size]) for size in sorted(found)}
 
 
 def parse_dim(text: str) -> tuple[str, Range]:
@@ -126,12 +105,14 @@ def plan_points(
     wiring: Mapping[str, tuple[int, ...]] | None = None,
     step: str | None = None,
     ensemble_batches: Mapping[int, tuple[str, ...]] | None = None,
+    coverage: BatchCoverage = ALL,
 ) -> tuple[list[TestPoint], list[Variable], list[str]]:
     """The test points of a config (with notes on what was assumed). For an ensemble's step:
     `wiring` gives the fixed dims (batch excluded) the ensemble passes to its inputs, which win
-    over the step's own -1s, and `ensemble_batches` the batch sizes the ensemble sends."""
+    over the step's own -1s, and `ensemble_batches` the batch sizes the ensemble sends. Shape
+    points (min/opt/max) are crossed with the sizes the config names; a swept size runs at opt."""
     notes: list[str] = []
-    batches = batch_sizes(config, notes)
+    batches = batch_sizes(config, notes, coverage)
     if ensemble_batches is not None and batches:
         mbs = config.max_batch_size
         batches = {b: why for b, why in ensemble_batches.items() if b <= mbs}
@@ -151,7 +132,7 @@ def plan_points(
     levels = LEVELS if any(len(set(v.range)) > 1 for v in variables.values()) else ("opt",)
     found: dict[tuple[object, ...], tuple[TestPoint, list[str]]] = {}
     for batch, why in sizes.items():
-        for level in levels:
+        for level in levels if why != (SWEEP,) else ("opt",):
             index = LEVELS.index(level)
             values = {key: v.range[index] for key, v in variables.items()}
             point = _point(config, batch, values, axes, profile, step, index)
@@ -359,8 +340,10 @@ def _with_reasons(point: TestPoint, reasons: tuple[str, ...]) -> TestPoint:
 
 
 __all__ = [
+    "ALL",
     "DEFAULT_RANGE",
     "LEVELS",
+    "SWEEP",
     "ModelPlan",
     "Range",
     "Variable",

@@ -20,7 +20,7 @@ from tritoncfg.probe.contract import (
     TestPoint,
 )
 from tritoncfg.probe.plan import ModelPlan
-from tritoncfg.probe.results import ModelResult
+from tritoncfg.probe.results import ModelResult, reach
 
 KIND = "tritoncfg-probe-report"
 SCHEMA_VERSION = 1
@@ -53,6 +53,7 @@ def to_json(results: Sequence[ModelResult]) -> dict[str, Any]:
 
 
 def _model_json(result: ModelResult) -> dict[str, Any]:
+    found = reach(result)
     return {
         "model": result.model,
         "path": result.path,
@@ -62,6 +63,13 @@ def _model_json(result: ModelResult) -> dict[str, Any]:
         "max_batch_size": result.max_batch_size,
         "runtime": result.runtime,
         "notes": result.notes,
+        "runs_up_to": None if found is None else found.runs_up_to,
+        "first_failure": (
+            None
+            if found is None or found.first_failure is None
+            else {"batch_size": found.first_failure, "reason": found.failure}
+        ),
+        "batch_sizes_left_out": [list(gap) for gap in result.left_out],
         "points": [_point_json(p) for p in result.points],
     }
 
@@ -82,9 +90,23 @@ def _point_json(result: PointResult) -> dict[str, Any]:
         "output_dtypes": dict(result.output_dtypes),
         "first_run_ms": result.first_run_ms,
         "latency_ms": result.latency_ms,
+        "samples": result.samples,
+        "stability": _stability_json(result),
         "throughput": result.throughput,
         "max_abs_error": result.max_abs_error,
         "max_rel_error": result.max_rel_error,
+    }
+
+
+def _stability_json(result: PointResult) -> dict[str, Any] | None:
+    if result.spread_ms is None:
+        return None
+    low, high = result.spread_ms
+    return {
+        "stable": result.stable,
+        "windows": result.windows,
+        "window_p50_ms": {"min": low, "max": high},
+        "cv": result.cv,
     }
 
 
@@ -131,11 +153,14 @@ def render_tables(results: Sequence[ModelResult], stream: TextIO, color: bool) -
         console.print(f"[bold]{title}[/bold]  {escape(result.path)}", markup=True)
         if result.reason:
             console.print(f"  {result.status}: {result.reason}", markup=False)
+        found = reach(result)
+        if found is not None:
+            console.print(f"  batch sizes: {found.text}", markup=False)
         if result.points:
             table = Table(show_edge=False, pad_edge=False)
             table.add_column("point", overflow="fold")
             table.add_column("status")
-            for column in ("p50 ms", "p99 ms", "inf/s", "max err"):
+            for column in COLUMNS:
                 table.add_column(column, justify="right")
             table.add_column("reason", overflow="fold")
             for point in result.points:
@@ -147,16 +172,31 @@ def render_tables(results: Sequence[ModelResult], stream: TextIO, color: bool) -
     console.print(summary_line(_summary(results)), markup=False)
 
 
+# the latency columns say what they are: p50 and the tail statistic the samples support ("p99",
+# or "max of 8"), with the sample count, and the spread of the windows' medians
+COLUMNS = ("p50 ms", "tail ms", "samples", "window p50s ms", "cv", "inf/s", "max err")
+
+
 def _row(result: PointResult) -> list[Any]:
     from rich.text import Text
 
+    from tritoncfg.probe.measure import tail
+
     latency = result.latency_ms or {}
     error = "" if result.max_abs_error is None else f"{result.max_abs_error:.3g}"
+    name, value = tail(latency, result.samples)
+    spread = ""
+    if result.spread_ms is not None:
+        spread = f"{result.spread_ms[0]:.3f}-{result.spread_ms[1]:.3f}"
+        spread += "" if result.stable else " unstable"
     return [
         result.point.label or "-",
         Text(result.status, style=_STYLE[result.status]),
         _ms(latency.get("p50")),
-        _ms(latency.get("p99")),
+        "" if value is None else f"{name} {value:.3f}",
+        f"{result.samples:,}" if result.samples else "",
+        spread,
+        "" if result.cv is None else f"{result.cv:.1%}",
         "" if result.throughput is None else f"{result.throughput:,.0f}",
         error,
         result.reason or "",
@@ -227,6 +267,7 @@ def _plan_json(plan: ModelPlan) -> dict[str, Any]:
             for p in plan.points
         ],
         "notes": plan.notes,
+        "batch_sizes_left_out": [list(gap) for gap in plan.left_out],
         "steps": [_plan_json(step) for step in plan.steps],
     }
 

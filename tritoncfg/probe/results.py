@@ -30,6 +30,7 @@ class ModelResult:
     notes: list[str] = field(default_factory=list)
     # where the points of `work(plan)` sit in `points`, in that order (filled as they run)
     pending: list[int] = field(default_factory=list)
+    left_out: list[tuple[int, int]] = field(default_factory=list)  # batch sizes not probed
 
     @property
     def status(self) -> Status:
@@ -37,6 +38,49 @@ class ModelResult:
         if self.model_status is not None:
             statuses.append(self.model_status)
         return max(statuses, key=_WORST.__getitem__, default="OK")
+
+
+@record(frozen=True)
+class Reach:
+    """How far up the batch sizes a model runs: every probed size up to `runs_up_to` ran OK (None:
+    batch 1 did not), and the smallest size with a FAIL point, with its reason."""
+
+    runs_up_to: int | None
+    first_failure: int | None
+    failure: str | None
+
+    @property
+    def text(self) -> str:
+        """`runs at 1-4; fails from 5: <runtime's message>`."""
+        runs = (
+            "runs at no batch size" if self.runs_up_to is None else f"runs at 1-{self.runs_up_to}"
+        )
+        if self.runs_up_to == 1:
+            runs = "runs at 1"
+        if self.first_failure is None:
+            return runs
+        return f"{runs}; fails from {self.first_failure}: {self.failure}"
+
+
+def reach(result: ModelResult) -> Reach | None:
+    """The model's batch reach over its points (an ensemble's: every step's at each size); None
+    for a model without batch points."""
+    by_size: dict[int, list[PointResult]] = {}
+    for point in result.points:
+        if point.point.batch_size is not None:
+            by_size.setdefault(point.point.batch_size, []).append(point)
+    if not by_size:
+        return None
+    runs_up_to = None
+    for size in sorted(by_size):
+        if any(p.status != "OK" for p in by_size[size]):
+            break
+        runs_up_to = size
+    failing = [s for s in sorted(by_size) if any(p.status == "FAIL" for p in by_size[s])]
+    if not failing:
+        return Reach(runs_up_to, None, None)
+    first = next(p for p in by_size[failing[0]] if p.status == "FAIL")
+    return Reach(runs_up_to, failing[0], first.reason)
 
 
 def work(plan: ModelPlan) -> list[tuple[ModelPlan, TestPoint]]:
@@ -56,6 +100,7 @@ def new_result(plan: ModelPlan) -> ModelResult:
         "ensemble" if ensemble else plan.runtime,
         plan.max_batch_size,
         notes=list(plan.notes),
+        left_out=list(plan.left_out),
     )
     if plan.fail or (plan.skip and not ensemble):
         result.reason = plan.fail or plan.skip
@@ -77,4 +122,4 @@ def new_result(plan: ModelPlan) -> ModelResult:
     return result
 
 
-__all__ = ["NOT_RUN", "ModelResult", "new_result", "work"]
+__all__ = ["NOT_RUN", "ModelResult", "Reach", "new_result", "reach", "work"]

@@ -19,8 +19,10 @@ from dataclasses import field
 
 from tritoncfg.batch_rule import Measured, pick
 from tritoncfg.probe.contract import PointResult
+from tritoncfg.probe.measure import tail
 from tritoncfg.probe.results import ModelResult
 from tritoncfg.record import record
+from tritoncfg.schema import ModelConfig
 
 FLAT = 1.5  # batching gains below this from batch 1 to the largest size: a flat curve
 
@@ -35,16 +37,44 @@ class Suggestion:
 
 
 def curve(result: ModelResult) -> list[PointResult]:
-    """One OK point per batch size (at "opt" when there are several), by batch size."""
+    """One OK point per batch size (at "opt" when there are several), by batch size; a point
+    whose windows never agreed (unstable) is left out."""
     chosen: dict[int, PointResult] = {}
-    for point in result.points:
+    for point in _measured_points(result):
         batch = point.point.batch_size
-        if point.status != "OK" or batch is None or point.throughput is None:
-            continue
+        assert batch is not None
         at_opt = "opt" in point.point.reasons
         if batch not in chosen or (at_opt and "opt" not in chosen[batch].point.reasons):
             chosen[batch] = point
-    return [chosen[b] for b in sorted(chosen)]
+    return [chosen[b] for b in sorted(chosen) if chosen[b].stable is not False]
+
+
+def _measured_points(result: ModelResult) -> list[PointResult]:
+    return [
+        p
+        for p in result.points
+        if p.status == "OK" and p.point.batch_size is not None and p.throughput is not None
+    ]
+
+
+def stability(result: ModelResult) -> str:
+    """How stable the measured curve was: `curve: 8 batch sizes measured, 7 stable (window cv
+    0.4%-3.1%); left out as unstable: batch 6 (cv 14.2%)`."""
+    by_size: dict[int, PointResult] = {}
+    for point in _measured_points(result):
+        size = point.point.batch_size or 1
+        if size not in by_size or "opt" in point.point.reasons:
+            by_size[size] = point
+    kept = [p for p in by_size.values() if p.stable is not False]
+    dropped = [p for p in by_size.values() if p.stable is False]
+    cvs = [p.cv for p in kept if p.cv is not None]
+    shown = f" (window cv {min(cvs):.1%}-{max(cvs):.1%})" if cvs else ""
+    text = f"curve: {len(by_size)} batch sizes measured, {len(kept)} stable{shown}"
+    if dropped:
+        text += "; left out as unstable: " + ", ".join(
+            f"batch {p.point.batch_size} (cv {p.cv or 0:.1%})" for p in dropped
+        )
+    return text
 
 
 def suggest(
@@ -52,9 +82,15 @@ def suggest(
 ) -> Suggestion | None:
     """The suggestion for one model, None when fewer than one batching point was measured."""
     points = curve(result)
-    if not points:
+    if not _measured_points(result):
         return None
-    found = Suggestion(result.model)
+    found = Suggestion(result.model, why=[stability(result)])
+    if not points:
+        found.why.append(
+            "no stable batch size to suggest from (a quieter machine, or a larger --window-ms, "
+            "--max-windows or --stability-percentage)"
+        )
+        return found
     chosen = pick([_measured(p) for p in points], budget_ms)
     found.why.extend(chosen.why)
     if chosen.best is None:
@@ -87,8 +123,8 @@ def _instances(
 
 
 def _measured(point: PointResult) -> Measured:
-    p99 = (point.latency_ms or {}).get("p99")
-    return Measured(_batch(point), _rate(point), None if p99 is None else p99 * 1000.0)
+    name, value = tail(point.latency_ms or {}, point.samples)
+    return Measured(_batch(point), _rate(point), None if value is None else value * 1000.0, name)
 
 
 def _rate(point: PointResult) -> float:
@@ -105,25 +141,46 @@ def _only_max(suggestion: Suggestion, max_batch_size: int) -> bool:
     return suggestion.preferred_batch_size == [max_batch_size]
 
 
-def render(suggestion: Suggestion, max_batch_size: int = 0) -> str:
-    """The suggestion as a config snippet, as `tritoncfg fmt` writes it, after the reasons as
-    comments."""
-    from tritoncfg.complete.merge import render_message
-    from tritoncfg.schema import ModelConfig
-
-    lines = [f"# {suggestion.model}"] + [f"#   {why}" for why in suggestion.why]
+def applied(suggestion: Suggestion, base: ModelConfig) -> ModelConfig:
+    """`base` (the model's config as written) with the suggestion set: the preferred sizes (none
+    when that is max_batch_size alone) and queue delay into its `dynamic_batching`, the count
+    into its one instance group; every other field, `kind` and a delay not suggested
+    included, kept as it is. With several instance groups the count is not set (`why` says)."""
     config = ModelConfig()
+    config.CopyFrom(base)
     if suggestion.preferred_batch_size:
-        config.dynamic_batching.SetInParent()
-        if not _only_max(suggestion, max_batch_size):
-            config.dynamic_batching.preferred_batch_size.extend(suggestion.preferred_batch_size)
+        batching = config.dynamic_batching
+        batching.SetInParent()
+        del batching.preferred_batch_size[:]
+        if not _only_max(suggestion, base.max_batch_size):
+            batching.preferred_batch_size.extend(suggestion.preferred_batch_size)
         if suggestion.max_queue_delay_microseconds is not None:
-            delay = suggestion.max_queue_delay_microseconds
-            config.dynamic_batching.max_queue_delay_microseconds = delay
+            batching.max_queue_delay_microseconds = suggestion.max_queue_delay_microseconds
     if suggestion.instance_count is not None:
-        config.instance_group.add(count=suggestion.instance_count)
-    snippet = render_message(config) if config.ListFields() else ""
-    return "\n".join(lines) + "\n" + snippet
+        if not config.instance_group:
+            config.instance_group.add(count=suggestion.instance_count)
+        elif len(config.instance_group) == 1:
+            config.instance_group[0].count = suggestion.instance_count
+        else:
+            suggestion.why.append("several instance groups: their counts are left as written")
+    return config
 
 
-__all__ = ["Suggestion", "curve", "render", "suggest"]
+def snippet(config: ModelConfig) -> str:
+    """The fields --suggest sets, from `applied`'s config, as `tritoncfg fmt` writes them."""
+    from tritoncfg.complete.merge import render_message
+
+    part = ModelConfig()
+    part.instance_group.extend(config.instance_group)
+    if config.HasField("dynamic_batching"):
+        part.dynamic_batching.CopyFrom(config.dynamic_batching)
+    return render_message(part) if part.ListFields() else ""
+
+
+def render(suggestion: Suggestion, text: str | None) -> str:
+    """The reasons as comments, then the snippet `text` (None: no snippet)."""
+    lines = [f"# {suggestion.model}"] + [f"#   {why}" for why in suggestion.why]
+    return "\n".join(lines) + "\n" + (text or "")
+
+
+__all__ = ["Suggestion", "applied", "curve", "render", "snippet", "stability", "suggest"]

@@ -14,7 +14,9 @@ from tritoncfg.complete import complete_core
 from tritoncfg.complete.full import complete_model
 from tritoncfg.models.io import ModelIO, Unknowable
 from tritoncfg.models.locate import read_model_io
-from tritoncfg.probe.plan import ModelPlan, Range, batch_sizes, plan_points
+from tritoncfg.probe.coverage import ALL, BatchCoverage, batch_sizes, left_out, left_out_note
+from tritoncfg.probe.lintgate import lint_refusal
+from tritoncfg.probe.plan import ModelPlan, Range, plan_points
 from tritoncfg.probe.runners import choose_runtime
 from tritoncfg.runtimes import RUNTIMES, runtime_serving
 from tritoncfg.schema import ModelConfig
@@ -22,9 +24,15 @@ from tritoncfg.workspace import LoadedModel, Workspace
 
 
 def plan_workspace(
-    workspace: Workspace, dims: Mapping[str, Range], runtime: str = "auto"
+    workspace: Workspace,
+    dims: Mapping[str, Range],
+    runtime: str = "auto",
+    coverage: BatchCoverage = ALL,
 ) -> list[ModelPlan]:
-    return [plan_model(loaded, workspace, dims, runtime) for loaded in workspace.models]
+    return [
+        plan_model(loaded, workspace, dims, runtime, coverage=coverage)
+        for loaded in workspace.models
+    ]
 
 
 def plan_model(
@@ -36,9 +44,15 @@ def plan_model(
     wiring: Mapping[str, tuple[int, ...]] | None = None,
     step: str | None = None,
     ensemble_batches: Mapping[int, tuple[str, ...]] | None = None,
+    coverage: BatchCoverage = ALL,
 ) -> ModelPlan:
     """The plan of one model (of an ensemble's `step`, when `wiring` gives its input dims)."""
     path = _shown(loaded.dir.path)
+    refused = lint_refusal(loaded.dir.path) if step is None else None
+    if refused is not None:
+        message = loaded.config.message if loaded.config is not None else None
+        config = ModelConfig(name=loaded.name) if message is None else message
+        return ModelPlan(loaded.name, path, config, fail=refused)
     # no config at all is fine: Triton completes one from the model file (default mode)
     if loaded.read_error is not None or (loaded.config is not None and not loaded.config.ok):
         why = "its config cannot be read or parsed (run `tritoncfg lint`)"
@@ -51,12 +65,14 @@ def plan_model(
         peer=lambda name: workspace.peer(loaded, name),
     )
     config = completion.config
-    plan = ModelPlan(loaded.name, path, config)
+    plan = ModelPlan(loaded.name, path, config, directory=loaded.dir.path)
+    if loaded.config is not None:
+        plan.config_path = loaded.dir.config_path
     if completion.errors:
         plan.fail = f"Triton would not load it: {completion.errors[0]}"
         return plan
     if config.HasField("ensemble_scheduling"):
-        plan.steps = _plan_steps(loaded, workspace, config, dims, runtime)
+        plan.steps = _plan_steps(loaded, workspace, config, dims, runtime, coverage)
         return plan
     if runtime_serving(config.backend, config.platform) is None:
         plan.skip = _opaque_reason(config)
@@ -70,10 +86,20 @@ def plan_model(
     if isinstance(model_io, Unknowable):
         plan.notes.append(model_io.reason)
     points, plan.variables, notes = plan_points(
-        config, readable, dims, wiring=wiring, step=step, ensemble_batches=ensemble_batches
+        config,
+        readable,
+        dims,
+        wiring=wiring,
+        step=step,
+        ensemble_batches=ensemble_batches,
+        coverage=coverage,
     )
     plan.points = points
     plan.notes.extend(notes)
+    if config.max_batch_size > 0:
+        plan.left_out = left_out(config.max_batch_size, {p.batch_size or 1 for p in points})
+        if plan.left_out:
+            plan.notes.append(left_out_note(config.max_batch_size, plan.left_out))
     return plan
 
 
@@ -109,13 +135,14 @@ def _plan_steps(
     config: ModelConfig,
     dims: Mapping[str, Range],
     runtime: str,
+    coverage: BatchCoverage,
 ) -> list[ModelPlan]:
     """Each step at the ensemble's batch sizes, its inputs sized by the tensors wired to them:
     an ensemble input's dims, or the dims the producing step declares for its output."""
     known: dict[str, tuple[int, ...]] = {t.name: tuple(t.dims) for t in config.input}
-    # the batch sizes the ensemble sends on (1 and its max_batch_size); one request when it
-    # does not batch
-    batches = batch_sizes(config, []) or {1: ("1",)}
+    # the batch sizes the ensemble sends on (as --batch-sizes picks them for the ensemble);
+    # one request when it does not batch
+    batches = batch_sizes(config, [], coverage) or {1: ("1",)}
     plans = []
     for step in config.ensemble_scheduling.step:
         member = workspace.peer(loaded, step.model_name)
@@ -138,6 +165,7 @@ def _plan_steps(
             wiring=wiring,
             step=step.model_name,
             ensemble_batches=batches,
+            coverage=coverage,
         )
         plan.wiring_in = dict(step.input_map)
         plan.wiring_out = dict(step.output_map)

@@ -1,0 +1,182 @@
+"""Statistics a user can act on: measurement windows until stable, percentiles only where the
+samples make them one, the spread of the windows, and suggestions that repeat run after run.
+
+`SleepRunner` is a real runner (the `Runner` protocol probe drives) whose cost per batch size is
+a fixed function: it sleeps, so its curve is known and the same on every run."""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from google.protobuf import text_format
+
+from tritoncfg.probe.contract import PointResult, ProbeSettings, RunOutput, TestPoint
+from tritoncfg.probe.measure import STABLE_WINDOWS, measure
+from tritoncfg.probe.results import ModelResult
+from tritoncfg.probe.suggest import suggest
+from tritoncfg.schema import ModelConfig
+
+np = pytest.importorskip("numpy")
+
+from tritoncfg.probe.execute import run_point  # noqa: E402
+
+CONFIG = text_format.Parse(
+    'name: "m"\nmax_batch_size: 8\n'
+    'input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
+    'output [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]',
+    ModelConfig(),
+)
+
+
+def windows_of(*figures: float) -> Iterator[list[float]]:
+    """A run whose latency is `figures[0]` for the first window, then the next, ... (with
+    window_ms 0 and runs 2, a window is exactly two runs), the last one repeated."""
+    for figure in itertools.chain(figures, itertools.repeat(figures[-1])):
+        yield [figure]
+        yield [figure]
+
+
+def test_windows_repeat_until_the_last_three_agree() -> None:
+    settings = ProbeSettings(timed_runs=2, window_ms=0, stability_percentage=10, max_windows=10)
+    runs = windows_of(5.0, 2.0, 1.04, 1.08, 1.0)
+    found = measure(lambda: next(runs), settings, batch=4)
+    assert found.stable and found.window_medians == [5.0, 2.0, 1.04, 1.08, 1.0]
+    assert found.samples == [1.04, 1.04, 1.08, 1.08, 1.0, 1.0]  # the last three windows'
+    assert found.spread_ms == (1.0, 5.0)  # every window's median
+    assert found.throughput == pytest.approx(4 / 0.001)  # batch / the fastest window's median
+    assert found.latency_ms["p50"] == 1.04 and found.latency_ms["p99"] is None
+
+
+def test_windows_that_never_agree_stop_at_max_windows_unstable() -> None:
+    settings = ProbeSettings(timed_runs=2, window_ms=0, stability_percentage=10, max_windows=6)
+    runs = windows_of(1.0, 2.0, 1.0, 2.0, 1.0, 2.0, 1.0)
+    found = measure(lambda: next(runs), settings, batch=1)
+    assert not found.stable and len(found.window_medians) == 6
+    assert found.cv == pytest.approx(1 / 3)  # pstdev 0.5 / mean 1.5
+    wider = ProbeSettings(timed_runs=2, window_ms=0, stability_percentage=100, max_windows=6)
+    runs = windows_of(1.0, 2.0, 1.0, 2.0)
+    assert measure(lambda: next(runs), wider, batch=1).stable  # 2 / 1 is within 100%
+    assert len(found.samples) == STABLE_WINDOWS * 2
+
+
+def test_a_window_lasts_its_time_and_holds_its_runs() -> None:
+    settings = ProbeSettings(timed_runs=1, window_ms=20, stability_percentage=1000, max_windows=3)
+    started = time.perf_counter()
+    found = measure(lambda: [0.01], settings, batch=1)
+    assert time.perf_counter() - started >= 3 * 0.02
+    assert len(found.samples) > 30  # many runs fill a 20 ms window of fast runs
+    assert found.latency_ms["p99"] == 0.01
+
+
+class SleepRunner:
+    """A runner whose batch costs a fixed time: 1 ms up to batch 4, 2.5 ms above (so batch 4
+    gives 4,000 infer/s, the best, and 8 gives 3,200)."""
+
+    name = "sleep"
+
+    def __init__(self, settings: ProbeSettings) -> None:
+        self.settings = settings
+
+    def load(self, model_file: Path, config: Any) -> None:
+        return None
+
+    def run(self, point: TestPoint, inputs: Mapping[str, Any]) -> RunOutput:
+        batch = point.batch_size or 1
+        time.sleep(0.001 if batch <= 4 else 0.0025)
+        return RunOutput({"y": np.zeros((batch, 4), np.float32)})
+
+    def describe(self) -> dict[str, Any]:
+        return {"runtime": "sleep"}
+
+    def close(self) -> None:
+        return None
+
+
+def probed(runner: Any, settings: ProbeSettings) -> ModelResult:
+    """Every batch size 1..8 of CONFIG through probe's own point loop (`run_point`)."""
+    result = ModelResult("m", "/m", runner.name, 8)
+    for batch in range(1, 9):
+        point = TestPoint(batch, {"x": (batch, 4)}, reasons=("sweep",))
+        inputs = {"x": np.ones((batch, 4), np.float32)}
+        found: PointResult = run_point(runner, CONFIG, point, inputs, settings)
+        assert found.status == "OK", found.reason
+        result.points.append(found)
+    return result
+
+
+def test_a_fixed_cost_runner_gives_the_same_suggestion_three_times() -> None:
+    settings = ProbeSettings(window_ms=10, timed_runs=3, warmup_runs=1)
+    runner = SleepRunner(settings)
+    chosen = []
+    for _ in range(3):
+        found = suggest(probed(runner, settings))
+        assert found is not None
+        assert found.why[0].startswith("curve: 8 batch sizes measured, ")
+        chosen.append((found.preferred_batch_size, found.instance_count))
+    assert chosen == [([4], 1)] * 3, chosen
+
+
+def test_the_spread_covers_the_run_to_run_variation() -> None:
+    """Three whole runs of the fixed-cost runner: each run's median latency at a batch size lies
+    within the spread (min..max of the window medians) each other run reports, widened by the
+    stability tolerance it was measured to."""
+    settings = ProbeSettings(window_ms=10, timed_runs=3, warmup_runs=1)
+    runs = [probed(SleepRunner(settings), settings) for _ in range(3)]
+    tolerance = settings.stability_percentage / 100
+    for index in range(8):
+        points = [run.points[index] for run in runs]
+        for reported, other in itertools.permutations(points, 2):
+            assert reported.spread_ms is not None and other.latency_ms is not None
+            low, high = reported.spread_ms
+            median = other.latency_ms["p50"]
+            assert median is not None
+            assert low * (1 - tolerance) <= median <= high * (1 + tolerance), (
+                f"b={index + 1}: {median} outside {low}..{high}",
+                [(p.spread_ms, (p.latency_ms or {}).get("p50")) for p in points],
+            )
+
+
+def test_onnx_runtime_points_report_their_windows_spread(tmp_path: Path) -> None:
+    """A real ONNX Runtime session: every point is timed in windows, and its spread and
+    coefficient of variation describe those windows (the figure lies within the spread)."""
+    from probe.probekit import helper, write_model
+
+    from tritoncfg.probe.runners.onnxruntime import OnnxRuntimeRunner
+
+    rng = np.random.default_rng(0)
+
+    def dense(name: str, rows: int, columns: int) -> Any:
+        return helper.make_tensor(name, 1, [rows, columns], rng.random((rows, columns)).ravel())
+
+    graph = helper.make_graph(  # 4 -> 512 -> 4: tens of us a batch
+        [
+            helper.make_node("MatMul", ["x", "w1"], ["h1"]),
+            helper.make_node("Relu", ["h1"], ["a1"]),
+            helper.make_node("MatMul", ["a1", "w2"], ["y"]),
+        ],
+        "mlp",
+        [helper.make_tensor_value_info("x", 1, ["N", 4])],
+        [helper.make_tensor_value_info("y", 1, ["N", 4])],
+        initializer=[dense("w1", 4, 512), dense("w2", 512, 4)],
+    )
+    model = write_model(tmp_path / "model.onnx", graph)
+    settings = ProbeSettings(window_ms=10, timed_runs=3, threads=1)
+    runner = OnnxRuntimeRunner(settings)
+    runner.load(model, CONFIG)
+    result = probed(runner, settings)
+    runner.close()
+    for point in result.points:
+        assert point.spread_ms is not None and point.latency_ms is not None
+        assert point.windows >= STABLE_WINDOWS and point.samples >= STABLE_WINDOWS * 3
+        low, high = point.spread_ms
+        median = point.latency_ms["p50"]
+        assert median is not None and 0 < low <= median <= high
+        # the coefficient of variation of values in [low, high] is at most (high - low) / low
+        # (plus the rounding of the spread to 0.1 us)
+        assert point.cv is not None and 0 <= point.cv <= (high - low + 0.0002) / low
+        assert point.stable is not None
