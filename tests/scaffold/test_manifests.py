@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from clikit import run
 from scaffold.kserve_schema import inference_service_errors
 from scaffold.manifestkit import documents, kubernetes_errors, manifest_errors
 from scaffold.scaffoldkit import new
 
 from tritoncfg.scaffold.deploy import has_python_models, manifests
 from tritoncfg.scaffold.server import Server
+from tritoncfg.scaffold.spec import ScaffoldError
 
 K8S = Path("deploy") / "k8s" / "tritonserver.yaml"
 KSERVE = Path("deploy") / "kserve" / "inferenceservice.yaml"
@@ -196,6 +196,13 @@ def test_a_repository_triton_cannot_read_is_refused(tmp_path: Path, uri: str) ->
     assert not (tmp_path / "d").exists()
 
 
+def test_kserve_refuses_tritons_azure_form() -> None:
+    with pytest.raises(ScaffoldError, match=r"KServe reads Azure blob storage as https://"):
+        manifests("kserve", "demo", "as://account/container/repo", Server("/m"))
+    azure = "https://account.blob.core.windows.net/container/repo"
+    assert inference_service_errors(_inference_service(Server("/m"), azure)) == []
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -234,7 +241,3 @@ def run_python(code: str) -> Any:
     import sys
 
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-
-
-def test_the_cli_runs() -> None:
-    assert run("new", "--help").returncode == 0

@@ -75,8 +75,8 @@ def new_command(
     storage_uri: Annotated[
         str | None,
         typer.Option(
-            help="Where the cluster reads the model repository (gs://, s3://, as://; with k8s "
-            "also a path in the container). Needs --deploy."
+            help="Where the cluster reads the model repository (s3://, gs://; with k8s also "
+            "as:// or a path in the container). Needs --deploy."
         ),
     ] = None,
     model_control: Annotated[

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from tritoncfg.scaffold.server import Server, control_flags, health_probes, resources
+from tritoncfg.scaffold.spec import ScaffoldError
 
 HTTP_PORT = 8080  # where the kserve-tritonserver runtime serves HTTP
 HEADER = """\
@@ -25,6 +26,11 @@ in serverless mode it needs Knative Serving 1.15 or later."""
 
 
 def inference_service(name: str, storage_uri: str, server: Server) -> dict[str, Any]:
+    if storage_uri.startswith("as://"):  # Triton's form; KServe's storage initializer lacks it
+        raise ScaffoldError(
+            f"--storage-uri {storage_uri!r}: KServe reads Azure blob storage as "
+            "https://ACCOUNT.blob.core.windows.net/CONTAINER/PATH, not as://"
+        )
     model: dict[str, Any] = {
         "modelFormat": {"name": "triton"},
         "protocolVersion": "v2",
