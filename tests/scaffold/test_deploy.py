@@ -54,7 +54,8 @@ def test_kubernetes_deployment_and_service(tmp_path: Path) -> None:
     assert ports == {"http": 8000, "grpc": 8001, "metrics": 8002}
     assert container["readinessProbe"]["httpGet"] == {"path": "/v2/health/ready", "port": "http"}
     assert container["livenessProbe"]["httpGet"] == {"path": "/v2/health/live", "port": "http"}
-    assert container["resources"] == {"limits": {"nvidia.com/gpu": "1"}}
+    gpu = {"nvidia.com/gpu": "1"}  # and no CPU or memory unless asked for
+    assert container["resources"] == {"requests": gpu, "limits": gpu}
     assert (service["apiVersion"], service["kind"]) == ("v1", "Service")
     assert service["spec"]["selector"] == pod["metadata"]["labels"]
     service_ports = {p["name"]: (p["port"], p["targetPort"]) for p in service["spec"]["ports"]}
@@ -92,6 +93,12 @@ def test_no_gpu(tmp_path: Path) -> None:
     deployment, _ = _documents(root / "deploy" / "k8s" / "tritonserver.yaml")
     (container,) = deployment["spec"]["template"]["spec"]["containers"]
     assert container["resources"] == {}
+    args = ["--deploy", "k8s", "--storage-uri", "/models", "--cpu", "4", "--memory", "16Gi"]
+    assert new(root, *args, "--force").returncode == 0
+    deployment, _ = _documents(root / "deploy" / "k8s" / "tritonserver.yaml")
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    amounts = {"cpu": "4", "memory": "16Gi", "nvidia.com/gpu": "1"}
+    assert container["resources"] == {"requests": amounts, "limits": amounts}
 
 
 def test_deploy_needs_a_storage_uri(tmp_path: Path) -> None:

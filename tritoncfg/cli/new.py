@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -72,19 +73,34 @@ def new_command(
         typer.Option(help="Add a KServe InferenceService or a Kubernetes Deployment + Service."),
     ] = None,
     storage_uri: Annotated[
-        str,
-        typer.Option(help="Where the cluster reads the model repository (gs://, s3://, as://)."),
-    ] = "",
+        str | None,
+        typer.Option(
+            help="Where the cluster reads the model repository (s3://, gs://; with k8s also "
+            "as:// or a path in the container). Needs --deploy."
+        ),
+    ] = None,
     model_control: Annotated[
         ModelControl, typer.Option(help="tritonserver --model-control-mode (Triton's default).")
     ] = ModelControl.none,
     poll_secs: Annotated[
-        int, typer.Option(help="--repository-poll-secs with --model-control poll.", min=1)
-    ] = 15,
-    image_tag: Annotated[str, typer.Option(help="The tritonserver image tag.")] = "26.07-py3",
+        int | None,
+        typer.Option(help="--repository-poll-secs with --model-control poll (default 15).", min=1),
+    ] = None,
+    image_tag: Annotated[
+        str | None, typer.Option(help="The tritonserver image tag (default 26.07-py3).")
+    ] = None,
     gpu_limit: Annotated[
-        int, typer.Option(help="nvidia.com/gpu per server pod in the manifests.", min=0)
-    ] = 1,
+        int | None,
+        typer.Option(help="nvidia.com/gpu per server pod in the manifests (default 1).", min=0),
+    ] = None,
+    cpu: Annotated[
+        str | None,
+        typer.Option(help="CPU of the server pod, e.g. 4 or 500m (kserve: default 1)."),
+    ] = None,
+    memory: Annotated[
+        str | None,
+        typer.Option(help="Memory of the server pod, e.g. 16Gi (kserve: default 2Gi)."),
+    ] = None,
     force: Annotated[
         bool, typer.Option("--force", help="Replace models and files that exist.")
     ] = False,
@@ -97,11 +113,17 @@ def new_command(
     Exit status: 0 written; 1 it would overwrite something (nothing is written; --force
     replaces); 2 a bad name, tensor, file or option.
     """
-    from tritoncfg.scaffold.deploy import DEFAULT_POLL_SECS, Server
+    from tritoncfg.scaffold.deploy import deploy_warnings
     from tritoncfg.scaffold.plan import Conflict
     from tritoncfg.scaffold.project import REPOSITORY, Request, build_plan
+    from tritoncfg.scaffold.server import DEFAULT_GPUS, DEFAULT_IMAGE_TAG, DEFAULT_POLL_SECS, Server
     from tritoncfg.scaffold.spec import ScaffoldError, parse_tensor
 
+    deployment = {
+        "--storage-uri": storage_uri, "--image-tag": image_tag, "--gpu-limit": gpu_limit,
+        "--cpu": cpu, "--memory": memory,
+    }  # fmt: skip
+    _refuse_unused(deploy, model_control, poll_secs, deployment)
     asked = not any((model, from_model, template, deploy, inputs, outputs))
     if asked and sys.stdin.isatty():
         model, template, from_model = _prompt()
@@ -115,16 +137,20 @@ def new_command(
             outputs=[parse_tensor(t) for t in outputs or []],
             target=target,
             deploy=deploy.value if deploy else None,
-            storage_uri=storage_uri,
+            storage_uri=storage_uri or "",
             server=Server(
                 f"$(pwd)/{REPOSITORY}",
                 model_control.value,
-                poll_secs if model_control is ModelControl.poll else DEFAULT_POLL_SECS,
-                image_tag,
-                gpu_limit,
+                poll_secs or DEFAULT_POLL_SECS,
+                image_tag or DEFAULT_IMAGE_TAG,
+                DEFAULT_GPUS if gpu_limit is None else gpu_limit,
+                cpu,
+                memory,
             ),
         )
         plan = build_plan(request)
+        for warning in deploy_warnings(deploy.value, request.server) if deploy else []:
+            sys.stderr.write(f"tritoncfg: warning: {warning}\n")
         done = plan.write(force=force)
     except Conflict as exc:
         sys.stderr.write(f"tritoncfg: error: {exc}\n")
@@ -140,6 +166,24 @@ def new_command(
     for line in _next_steps(path, plan):
         typer.echo(f"next: {line}")
     raise typer.Exit(0)
+
+
+def _refuse_unused(
+    deploy: Deploy | None,
+    model_control: ModelControl,
+    poll_secs: int | None,
+    deployment: Mapping[str, object],
+) -> None:
+    """An option that would change nothing is a mistake to point out, not to ignore."""
+    if poll_secs is not None and model_control is not ModelControl.poll:
+        fail("--poll-secs sets the poll interval of --model-control poll; give both, or neither")
+    given = [option for option, value in deployment.items() if value is not None]
+    if deploy is None and given:
+        them = "it" if len(given) == 1 else "them"
+        fail(
+            f"{', '.join(given)}: only for the manifests of --deploy kserve|k8s; give --deploy "
+            f"or leave {them} out"
+        )
 
 
 def _next_steps(path: Path, plan: Plan) -> list[str]:

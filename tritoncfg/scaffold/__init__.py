@@ -2,9 +2,10 @@
 
 `spec` parses and checks what the user asks for (names, tensors); `models` builds each model's
 files from a template (configs as `inference.ModelConfig`, printed as `fmt` prints) and
-`from_model` around a model file (config by `tritoncfg.complete`); `deploy` makes the server
-flags and manifests; `resources` reads the shipped templates; `project` turns one request into
-a `plan`, which checks every target before it writes anything, then writes atomically.
+`from_model` around a model file (config by `tritoncfg.complete`); `server` makes the server
+flags, `deploy` the manifests (`kserve`, `kubernetes`, written by `yamltext`); `resources`
+reads the shipped templates; `project` turns one request into a `plan`, which checks every
+target before it writes anything, then writes atomically.
 """
 
 from __future__ import annotations

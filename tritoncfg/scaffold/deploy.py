@@ -1,60 +1,25 @@
-"""Server flags for `--model-control` and the `--deploy kserve|k8s` manifests.
-
-Facts from Triton's `src/command_line_parser.cc` (model control defaults to `none`; the poll
-interval `--repository-poll-secs` defaults to 15 s and is written anyway), Triton's Helm charts
-(`deploy/k8s-onprem`: ports 8000 http, 8001 grpc, 8002 metrics; probes on /v2/health/live and
-/v2/health/ready) and KServe's `kserve-tritonserver` runtime (it runs tritonserver with
-`--model-store=/mnt/models --http-port=8080 --grpc-port=9000` and appends the predictor's args).
-"""
+"""`new --deploy kserve|k8s`: the manifests, as YAML text (scaffold/yamltext.py), and what a
+deploy target's options mean for each other."""
 
 from __future__ import annotations
 
-import json
+from pathlib import Path
 
-from tritoncfg.record import record
-from tritoncfg.scaffold.resources import render
+from tritoncfg.confined import read_regular
+from tritoncfg.scaffold import kserve, kubernetes
+from tritoncfg.scaffold.models import ModelFiles
+from tritoncfg.scaffold.server import Server
 from tritoncfg.scaffold.spec import ScaffoldError
+from tritoncfg.scaffold.yamltext import yaml_documents
 
-MODEL_CONTROL = ("none", "poll", "explicit")
 DEPLOY = ("kserve", "k8s")
-DEFAULT_POLL_SECS = 15  # Triton's own default, written explicitly
-IMAGE = "nvcr.io/nvidia/tritonserver"
-DEFAULT_IMAGE_TAG = "26.07-py3"
 
 
-@record(frozen=True)
-class Server:
-    repository: str  # --model-repository
-    model_control: str = "none"
-    poll_secs: int = DEFAULT_POLL_SECS
-    image_tag: str = DEFAULT_IMAGE_TAG
-    gpus: int = 1
-
-
-def control_flags(server: Server) -> list[str]:
-    """The flags of a model-control mode; `explicit` loads every model at start (`*`)."""
-    if server.model_control not in MODEL_CONTROL:
-        raise ScaffoldError(f"unknown model control mode {server.model_control!r}")
-    flags = [f"--model-control-mode={server.model_control}"]
-    if server.model_control == "poll":
-        if server.poll_secs <= 0:
-            raise ScaffoldError(
-                "--poll-secs must be > 0: Triton polls only with a positive interval"
-            )
-        flags.append(f"--repository-poll-secs={server.poll_secs}")
-    elif server.model_control == "explicit":
-        flags.append("--load-model=*")
-    return flags
-
-
-def server_command(server: Server) -> str:
-    return " ".join(
-        ["tritonserver", f"--model-repository={server.repository}", *control_flags(server)]
-    )
-
-
-def manifests(kind: str, name: str, storage_uri: str, server: Server) -> dict[str, str]:
-    """Path under `deploy/` -> manifest text."""
+def manifests(
+    kind: str, name: str, storage_uri: str, server: Server, *, python_models: bool = False
+) -> dict[str, str]:
+    """Path under `deploy/` -> manifest text. `python_models`: the repository has python
+    backend models (they need a larger /dev/shm)."""
     if kind not in DEPLOY:
         raise ScaffoldError(f"unknown deploy target {kind!r} (one of {', '.join(DEPLOY)})")
     if not storage_uri:
@@ -63,48 +28,33 @@ def manifests(kind: str, name: str, storage_uri: str, server: Server) -> dict[st
             "(e.g. gs://bucket/model_repository, s3://bucket/model_repository)"
         )
     if kind == "kserve":
-        gpu = f'          nvidia.com/gpu: "{server.gpus}"' if server.gpus else ""
-        text = render(
-            "kserve/inferenceservice.yaml",
-            name=name,
-            image_tag=_quote(server.image_tag),
-            storage_uri=_quote(storage_uri),
-            args=_yaml_list(control_flags(server), 8),
-            gpu_requests=gpu,
-            gpu_limits=gpu,
-        )
+        text = yaml_documents(kserve.HEADER, [kserve.inference_service(name, storage_uri, server)])
         return {"kserve/inferenceservice.yaml": text}
-    flags = [f"--model-repository={storage_uri}", *control_flags(server)]
-    resources = (
-        f'            limits:\n              nvidia.com/gpu: "{server.gpus}"'
-        if server.gpus
-        else "            {}"
+    documents = kubernetes.deployment_and_service(
+        name, storage_uri, server, python_models=python_models
     )
-    text = render(
-        "k8s/deployment.yaml",
-        name=name,
-        image=_quote(f"{IMAGE}:{server.image_tag}"),
-        args=_yaml_list(flags, 12),
-        resources=resources,
-    )
-    return {"k8s/tritonserver.yaml": text}
+    return {"k8s/tritonserver.yaml": yaml_documents(kubernetes.HEADER.format(name=name), documents)}
 
 
-def _quote(value: str) -> str:
-    return json.dumps(value)  # a JSON string is a YAML scalar
+def deploy_warnings(kind: str, server: Server) -> list[str]:
+    """What a valid manifest will not do as the options suggest."""
+    warning = kserve.poll_warning(server) if kind == "kserve" else None
+    return [warning] if warning else []
 
 
-def _yaml_list(items: list[str], indent: int) -> str:
-    return "\n".join(" " * indent + "- " + _quote(item) for item in items)
+def has_python_models(repository: Path, planned: list[ModelFiles]) -> bool:
+    """Whether a model to write, or one in the repository, runs on the python backend: its
+    config says `backend: "python"` (BLS and ensemble-step templates included)."""
+    from tritoncfg.text import parse
+
+    configs = [m.files.get("config.pbtxt") for m in planned]
+    if repository.is_dir():
+        for path in sorted(repository.glob("*/config.pbtxt")):
+            try:
+                configs.append(read_regular(path).decode("utf-8"))
+            except (OSError, UnicodeDecodeError):
+                continue  # lint reports an unreadable config; the manifest does not depend on it
+    return any(isinstance(c, str) and parse(c).message.backend == "python" for c in configs)
 
 
-__all__ = [
-    "DEFAULT_IMAGE_TAG",
-    "DEFAULT_POLL_SECS",
-    "DEPLOY",
-    "MODEL_CONTROL",
-    "Server",
-    "control_flags",
-    "manifests",
-    "server_command",
-]
+__all__ = ["DEPLOY", "deploy_warnings", "has_python_models", "manifests"]

@@ -8,15 +8,17 @@ from pathlib import Path
 
 from tritoncfg import __version__
 from tritoncfg.record import record
-from tritoncfg.scaffold.deploy import Server, manifests, server_command
+from tritoncfg.scaffold.deploy import has_python_models, manifests
 from tritoncfg.scaffold.models import TEMPLATES, ModelFiles, default_tensors, from_template
 from tritoncfg.scaffold.plan import Plan
 from tritoncfg.scaffold.resources import render, tree_files
+from tritoncfg.scaffold.server import Server, server_command
 from tritoncfg.scaffold.spec import ScaffoldError, TensorSpec, validate_name
 
 REPOSITORY = "model_repository"  # Triton loads every folder of it as a model: models only
 DEPLOY_DIR = "deploy"
-_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_DNS_LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")  # RFC 1035, as a Service name must be
+_NAME_PREFIX = "triton-"  # before a name that starts with a digit
 
 
 @record
@@ -51,8 +53,9 @@ def build_plan(request: Request) -> Plan:
         raise ScaffoldError("--template, --input and --output describe a model: give --model NAME")
     if request.deploy is not None:
         name = deploy_name(project)
+        python = has_python_models(request.root / REPOSITORY, plan.models)
         for relpath, text in manifests(
-            request.deploy, name, request.storage_uri, request.server
+            request.deploy, name, request.storage_uri, request.server, python_models=python
         ).items():
             plan.owned[f"{DEPLOY_DIR}/{relpath}"] = text
     return plan
@@ -84,8 +87,12 @@ def _models(request: Request) -> list[ModelFiles]:
 
 
 def deploy_name(project: str) -> str:
-    """A Kubernetes object name (a DNS label) from the project's folder name."""
-    name = re.sub(r"[^a-z0-9-]+", "-", project.lower()).strip("-")[:63].strip("-")
+    """A Kubernetes object name from the project's folder name: an RFC 1035 label, as a Service
+    and KServe's InferenceService need (`My_App` -> `my-app`, `123` -> `triton-123`)."""
+    name = re.sub(r"[^a-z0-9-]+", "-", project.lower()).strip("-")
+    if name[:1].isdigit():
+        name = _NAME_PREFIX + name
+    name = name[:63].strip("-")
     if not _DNS_LABEL.fullmatch(name):
         raise ScaffoldError(f"cannot make a Kubernetes name from {project!r}")
     return name
