@@ -23,7 +23,7 @@ from tritoncfg.probe.plan import ModelPlan
 from tritoncfg.probe.results import ModelResult, reach
 
 KIND = "tritoncfg-probe-report"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: a tail latency may be null (too few samples to call it p99), "stability"
 _STYLE = {"OK": "green", "FAIL": "bold red", "SKIP": "yellow"}
 
 
