@@ -56,6 +56,7 @@ class LintResult:
     relinted: list[str] = field(default_factory=list)  # the models linted, not taken from the cache
     warnings_as_errors: bool = False  # the run's setting: warnings fail it too
     replayed: bool = False  # the whole result came from the cache: nothing was listed or read
+    notes: list[str] = field(default_factory=list)  # what the run could not do, a line each
 
     def count(self, severity: Severity) -> int:
         return sum(d.severity is severity for d in self.diagnostics)
@@ -210,6 +211,16 @@ def _lint(
     replayed = cache.replay() if cache is not None else None
     if replayed is not None:
         return LintResult(**replayed, replayed=True)
+    result = _lint_afresh(items, job, jobs, cache)
+    if cache is not None and cache.folder.refused is not None:
+        result.notes.append(cache.folder.refused)
+    return result
+
+
+def _lint_afresh(
+    items: list[Path | str], job: LintJob, jobs: int | None, cache: LintCache | None
+) -> LintResult:
+    options, filters = job.options, job.filters
     plans = plan_many(items, config_name=options.config_name)
     if cache is None and _pools_scans(plans, job):
         models = [

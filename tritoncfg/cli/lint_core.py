@@ -58,6 +58,8 @@ def run_lint(request: LintRequest) -> int:
         result = outcome.result
     else:
         result = _lint(request)
+    for note in result.notes:  # the run goes on without what it could not use (the cache)
+        sys.stderr.write(f"tritoncfg: warning: {note}\n")
     _render(request, result)
     return EXIT_FINDINGS if result.failed else EXIT_OK
 
