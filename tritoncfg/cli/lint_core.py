@@ -12,7 +12,15 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from tritoncfg.cli.common import EXIT_FINDINGS, EXIT_OK, Color, fail, refuse_cloud, use_color
+from tritoncfg.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_USAGE,
+    Color,
+    fail,
+    refuse_cloud,
+    use_color,
+)
 from tritoncfg.cloud.url import is_cloud
 from tritoncfg.lintoptions import LintOverrides
 from tritoncfg.record import record
@@ -61,6 +69,10 @@ def run_lint(request: LintRequest) -> int:
     for note in result.notes:  # the run goes on without what it could not use (the cache)
         sys.stderr.write(f"tritoncfg: warning: {note}\n")
     _render(request, result)
+    for lost in result.lost:  # after the findings of the others: the lint is incomplete
+        sys.stderr.write(f"tritoncfg: error: {lost}\n")
+    if result.lost:
+        return EXIT_USAGE
     return EXIT_FINDINGS if result.failed else EXIT_OK
 
 
