@@ -14,16 +14,18 @@ parent alone, which stops its workers (no `Process ForkPoolWorker-N:` tracebacks
 
 from __future__ import annotations
 
-import multiprocessing
 import signal
-import traceback
 from collections import deque
 from collections.abc import Callable, Sequence
 from contextlib import suppress
-from multiprocessing.connection import Connection, wait
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from tritoncfg.processes.supervise import death
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+
+# multiprocessing is imported when a pool starts: `lint` of one file never needs it
 
 T = TypeVar("T")
 Work = Callable[[tuple[int, int]], list[T]]
@@ -80,6 +82,8 @@ class _Crew(Generic[T]):
     """The workers, one per slot of the progress array, each replaced when it dies."""
 
     def __init__(self, count: int, work: Work[T], start: Callable[[], None]) -> None:
+        import multiprocessing
+
         self.context = multiprocessing.get_context("fork")
         self.progress = self.context.RawArray("q", count)
         self.work = work
@@ -101,6 +105,8 @@ class _Crew(Generic[T]):
         return _Worker(process, mine)
 
     def run(self, todo: deque[tuple[int, int, bool]], results: list[T | None]) -> list[Lost]:
+        from multiprocessing.connection import wait
+
         lost: list[Lost] = []
         while True:
             for slot, worker in enumerate(self.workers):
@@ -196,6 +202,8 @@ def _serve(
         try:
             answer: tuple[bool, Any] = (True, work(task))
         except Exception:
+            import traceback
+
             answer = (False, traceback.format_exc())
         try:
             pipe.send(answer)
