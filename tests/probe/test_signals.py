@@ -15,6 +15,7 @@ import pytest
 pytest.importorskip("onnxruntime")
 
 from probe.probekit import reshape_repository
+from prockit import command_line, descendants, running
 
 BOUND = 60.0  # seconds for probe to start its workers, and for everything to be gone after
 
@@ -24,42 +25,11 @@ def twins(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return reshape_repository(tmp_path_factory.mktemp("signals") / "repo")
 
 
-def _descendants(pid: int) -> dict[int, str]:
-    """The processes under `pid`, with their command lines."""
-    parents: dict[int, int] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            parents[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-    found: dict[int, str] = {}
-    todo = [pid]
-    while todo:
-        current = todo.pop()
-        for child, parent in parents.items():
-            if parent == current and child not in found:
-                try:
-                    found[child] = Path(f"/proc/{child}/cmdline").read_bytes().decode()
-                except OSError:
-                    continue
-                todo.append(child)
-    return found
-
-
-def _running(pid: int) -> bool:
-    """Whether `pid` exists and is not a zombie."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
-
-
 def _workers(probe: subprocess.Popen[str], count: int) -> dict[int, str]:
     """Probe's processes once `count` runtime workers (spawned interpreters) are running."""
     deadline = time.monotonic() + BOUND
     while time.monotonic() < deadline:
-        found = _descendants(probe.pid)
+        found = {pid: command_line(pid) for pid in descendants(probe.pid)}
         if sum("spawn_main" in line for line in found.values()) >= count:
             return found
         assert probe.poll() is None, probe.communicate()
@@ -90,11 +60,11 @@ def test_a_stopped_probe_leaves_no_worker_running(twins: Path, case: str) -> Non
         os.kill(probe.pid, sig)  # probe alone, as `kill` or a CI runner's timeout would
         _, err = probe.communicate(timeout=BOUND)
         deadline = time.monotonic() + 10
-        while any(map(_running, started)) and time.monotonic() < deadline:
+        while any(map(running, started)) and time.monotonic() < deadline:
             time.sleep(0.05)  # (multiprocessing's resource tracker ends once probe has)
-        left = [cmd for pid, cmd in started.items() if _running(pid)]
+        left = [cmd for pid, cmd in started.items() if running(pid)]
     finally:
-        for pid in filter(_running, started):  # a failing run's leftovers, not left for hours
+        for pid in filter(running, started):  # a failing run's leftovers, not left for hours
             os.kill(pid, signal.SIGKILL)
 
     assert left == []

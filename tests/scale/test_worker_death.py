@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from prockit import descendants
 from scalekit import model_name, write_repository
 
 from tritoncfg.lintrun import STOP_HOOK
@@ -21,31 +22,11 @@ VICTIM = model_name(5)
 BOUND = 60.0  # seconds: far above a lint of 24 models, far below "forever"
 
 
-def _descendants(pid: int) -> dict[int, str]:
-    """The processes under `pid`, with their state letter (T: stopped)."""
-    parents: dict[int, tuple[int, str]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        parents[int(stat.parent.name)] = (int(fields[1]), fields[0])
-    found: dict[int, str] = {}
-    todo = [pid]
-    while todo:
-        current = todo.pop()
-        for child, (parent, state) in parents.items():
-            if parent == current and child not in found:
-                found[child] = state
-                todo.append(child)
-    return found
-
-
 def _stopped_worker(lint: subprocess.Popen[str]) -> int:
     """The worker that stopped itself at the victim (the test hook), once it has."""
     deadline = time.monotonic() + BOUND
     while time.monotonic() < deadline:
-        stopped = [pid for pid, state in _descendants(lint.pid).items() if state == "T"]
+        stopped = [p.pid for p in descendants(lint.pid).values() if p.state == "T"]
         if stopped:
             return stopped[0]
         assert lint.poll() is None, lint.communicate()
@@ -112,7 +93,7 @@ def test_ctrl_c_stops_the_workers_without_tracebacks(tmp_path: Path) -> None:
     root = write_repository(tmp_path / "repo", MODELS)
     lint = _start(root, "--no-cache")
     _stopped_worker(lint)
-    workers = _descendants(lint.pid)
+    workers = descendants(lint.pid)
     assert len(workers) >= 2  # the pool is running
 
     os.killpg(lint.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
