@@ -233,3 +233,15 @@ def test_a_replay_of_the_wrong_types_is_not_replayed(tmp_path: Path, damage: str
 
     assert again.diagnostics == expected
     assert again.replayed is (damage in {"an extra field", "configs as a list"})
+
+
+def test_a_directory_another_run_is_creating_is_the_cache(tmp_path: Path) -> None:
+    # pre-commit lints batches of files in parallel: a run can find the directory made by
+    # another, holding only that run's temporary files (its tag not renamed into place yet)
+    root = write_repository(tmp_path / "repo", 3)
+    cache = tmp_path / ".tritoncfg_cache"
+    cache.mkdir()
+    (cache / f".{TAG}.4242.0123abcd.tmp").write_text("half written")
+
+    assert not lint(root, cache_dir=cache).notes
+    assert (cache / TAG).is_file() and lint(root, cache_dir=cache).relinted == []

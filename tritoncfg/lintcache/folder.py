@@ -33,6 +33,7 @@ TAG_TEXT = (
 GITIGNORE = ".gitignore"
 GITIGNORE_TEXT = "# written by tritoncfg\n*\n"  # what every tritoncfg has written there
 OWN_FILE = re.compile(r"(lint|replay)-[0-9a-f]{16}\.json")  # the names `LintCache` gives
+_TEMPORARY = re.compile(r"\..+\.[0-9]+\.[0-9a-f]{8}\.tmp")  # `_write`'s, before its rename
 _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -74,10 +75,12 @@ class CacheFolder:
     def _open(self, *, create: bool) -> int | None:
         if self.refused is not None:
             return None
+        made = False
         try:
             if create:
                 with suppress(FileExistsError):
                     os.mkdir(self.path)
+                    made = True
             folder = os.open(self.path, _DIRECTORY)
         except FileNotFoundError:
             return None  # no cache yet
@@ -88,8 +91,14 @@ class CacheFolder:
             what = "a symbolic link (not followed)" if link else "not a directory"
             self.refused = f"{self.path} is {what}: linting without the cache"
             return None
-        if not _claimed(folder):
+        try:
+            claimed = _claimed(folder, made)
+        except OSError:
+            claimed = None  # unlistable: uncached, as above
+        if not claimed:
             os.close(folder)
+            if claimed is None:
+                return None
             self.refused = (
                 f"{self.path} holds files tritoncfg did not write (it has no {TAG}): "
                 "left alone; linting without the cache"
@@ -98,13 +107,14 @@ class CacheFolder:
         return folder
 
 
-def _claimed(folder: int) -> bool:
-    """Whether the directory is tritoncfg's cache: tagged, or tagged now when it is empty or an
-    older tritoncfg's (its `.gitignore` and cache files only)."""
-    if _read(folder, TAG) == TAG_TEXT.encode():
+def _claimed(folder: int, made: bool) -> bool:
+    """Whether the directory is tritoncfg's cache: tagged, or tagged now when this run `made` it,
+    or it is empty or an older tritoncfg's (its `.gitignore` and cache files only). Another
+    run's temporary files do not count: runs in parallel (pre-commit's) may create it together."""
+    if not made and _read(folder, TAG) == TAG_TEXT.encode():
         return True
-    names = set(os.listdir(folder))
-    if names:
+    names = {name for name in os.listdir(folder) if not _TEMPORARY.fullmatch(name)}
+    if names and not made:
         older = names - {GITIGNORE, TAG}
         if _read(folder, GITIGNORE) != GITIGNORE_TEXT.encode() or not all(
             OWN_FILE.fullmatch(name) for name in older
