@@ -213,6 +213,7 @@ REPLAY_DAMAGE: dict[str, Callable[[dict[str, Any]], object]] = {
     "a string table of numbers": lambda c: c["result"]["diagnostics"].__setitem__("strings", [1]),
     "a stamp of a file descriptor": lambda c: c["stamps"][0].__setitem__(0, 0),
     "configs as a list": lambda c: c.__setitem__("configs", []),  # not needed: all settled
+    "the start as infinity": lambda c: c.__setitem__("started", float("inf")),
     "a result that is a list": lambda c: c.__setitem__("result", [1]),
 }
 

@@ -91,7 +91,10 @@ def validate(content: Any, run: str) -> tuple[dict[str, Any], bool] | None:
     try:
         if content["run"] != run:
             return None
-        trusted_before = int(content["started"]) - SETTLE_NS
+        started = content["started"]
+        if type(started) is not int:
+            return None  # (JSON's Infinity, a float, would not convert)
+        trusted_before = started - SETTLE_NS
         configs: Mapping[str, str] = content["configs"]
         reread = False
         for row in content["stamps"]:
