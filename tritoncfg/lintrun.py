@@ -21,7 +21,7 @@ import os
 import signal
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import field, replace
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from tritoncfg.checks.core.context import CheckContext, LintOptions
 from tritoncfg.checks.core.engine import check_model
@@ -223,7 +223,7 @@ def _lint_chunk(bounds: tuple[int, int]) -> list[ModelOutcome]:
     linter, chunk = _WORKER, selected[bounds[0] : bounds[1]]
     loaded = [linter.workspace.adopt(s.dir, s.repository) for s in chunk]
     found = []
-    for index, model, chosen in zip(itertools.count(bounds[0]), loaded, chunk, strict=False):
+    for index, (model, chosen) in enumerate(zip(loaded, chunk, strict=True), bounds[0]):
         _starting(index, model.name)
         found.append(linter.outcome(model, chosen.routed))
     return found
@@ -290,7 +290,7 @@ def _in_pool(
     results, gone = run_chunks(count, work, list(itertools.pairwise(edges)), _start_worker)
     for item in gone:
         results[item.index] = lost(item.index, item.how)
-    return results  # type: ignore[return-value]  # every None was lost, and replaced
+    return cast(list[T], results)  # every None was an item lost, now replaced
 
 
 def _lost(model: ModelDir, how: str) -> ModelOutcome:
