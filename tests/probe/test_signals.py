@@ -64,8 +64,9 @@ def test_a_stopped_probe_leaves_no_worker_running(twins: Path, case: str) -> Non
             time.sleep(0.05)  # (multiprocessing's resource tracker ends once probe has)
         left = [cmd for pid, cmd in started.items() if running(pid)]
     finally:
-        for pid in filter(running, started):  # a failing run's leftovers, not left for hours
-            os.kill(pid, signal.SIGKILL)
+        for pid, line in started.items():  # a failing run's leftovers, not left for hours
+            if running(pid) and command_line(pid) == line:  # (not a pid reused since)
+                os.kill(pid, signal.SIGKILL)
 
     assert left == []
     assert probe.returncode == 128 + sig

@@ -9,10 +9,11 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from prockit import descendants
+from prockit import command_line, descendants, running
 from scalekit import model_name, write_repository
 
 from tritoncfg.lintrun import STOP_HOOK
@@ -22,12 +23,25 @@ VICTIM = model_name(5)
 BOUND = 60.0  # seconds: far above a lint of 24 models, far below "forever"
 
 
+_STARTED: list[int] = []  # the lints and the workers seen: none may outlive a failing test
+
+
+@pytest.fixture(autouse=True)
+def _nothing_left() -> Iterator[None]:
+    yield
+    for pid in _STARTED:
+        if running(pid) and "tritoncfg" in command_line(pid):  # (not a pid reused since)
+            os.kill(pid, signal.SIGKILL)
+    _STARTED.clear()
+
+
 def _stopped_worker(lint: subprocess.Popen[str]) -> int:
     """The worker that stopped itself at the victim (the test hook), once it has."""
     deadline = time.monotonic() + BOUND
     while time.monotonic() < deadline:
         stopped = [p.pid for p in descendants(lint.pid).values() if p.state == "T"]
         if stopped:
+            _STARTED.extend(descendants(lint.pid))
             return stopped[0]
         assert lint.poll() is None, lint.communicate()
         time.sleep(0.02)
@@ -37,10 +51,12 @@ def _stopped_worker(lint: subprocess.Popen[str]) -> int:
 def _start(root: Path, *args: str) -> subprocess.Popen[str]:
     env = {**os.environ, STOP_HOOK: VICTIM, "NO_COLOR": "1"}
     command = [sys.executable, "-m", "tritoncfg", "lint", str(root), "-j", "2", *args]
-    return subprocess.Popen(
+    lint = subprocess.Popen(
         command, env=env, cwd=root.parent, text=True,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
     )  # fmt: skip
+    _STARTED.append(lint.pid)
+    return lint
 
 
 def _plain(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -89,16 +105,28 @@ def test_a_model_whose_worker_is_killed_twice_is_named(tmp_path: Path, path: str
     )  # an incomplete lint is not cached
 
 
-def test_ctrl_c_stops_the_workers_without_tracebacks(tmp_path: Path) -> None:
+STOPS = {  # how lint is stopped: the signal, sent to its whole process group or to it alone
+    "Ctrl-C": (signal.SIGINT, True),  # a terminal sends it to the whole foreground group
+    "SIGTERM": (signal.SIGTERM, False),  # `kill`, a CI job's timeout
+    "SIGHUP": (signal.SIGHUP, False),
+}
+
+
+@pytest.mark.parametrize("stop", list(STOPS), ids=list(STOPS))
+def test_a_stopped_lint_stops_its_workers_without_tracebacks(tmp_path: Path, stop: str) -> None:
+    sig, whole_group = STOPS[stop]
     root = write_repository(tmp_path / "repo", MODELS)
     lint = _start(root, "--no-cache")
     _stopped_worker(lint)
     workers = descendants(lint.pid)
     assert len(workers) >= 2  # the pool is running
 
-    os.killpg(lint.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
+    if whole_group:
+        os.killpg(lint.pid, sig)
+    else:
+        os.kill(lint.pid, sig)
     _, err = lint.communicate(timeout=BOUND)
 
-    assert lint.returncode == 130
+    assert lint.returncode == 128 + sig
     assert "Traceback" not in err and "ForkPoolWorker" not in err and "Process" not in err, err
     assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()]  # all reaped

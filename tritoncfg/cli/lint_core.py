@@ -56,7 +56,17 @@ class LintRequest:
 
 
 def run_lint(request: LintRequest) -> int:
-    """Lint (or fix), print, and return the exit status; a usage error exits 2 (common.fail)."""
+    """Lint (or fix), print, and return the exit status; a usage error exits 2 (common.fail);
+    stopped by SIGTERM or SIGHUP while its pool ran, 128 + the signal (its workers stopped)."""
+    from tritoncfg.processes.supervise import Terminated
+
+    try:
+        return _run_lint(request)
+    except Terminated as stop:
+        return 128 + stop.signum
+
+
+def _run_lint(request: LintRequest) -> int:
     if request.fix or request.diff:
         refuse_cloud([Path(p) for p in request.paths if is_cloud(p)], "lint --fix")
         outcome = _fix(request)

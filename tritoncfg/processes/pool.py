@@ -9,7 +9,9 @@ worker dies too, the item is given up (`Lost`). The other items of the chunk are
 every other chunk is unaffected.
 
 Workers ignore SIGINT: a Ctrl-C, which the terminal sends to the whole process group, stops the
-parent alone, which stops its workers (no `Process ForkPoolWorker-N:` tracebacks).
+parent alone, which stops its workers (no `Process ForkPoolWorker-N:` tracebacks). A SIGTERM or
+SIGHUP to the parent (a CI job's timeout) stops it the same way (`supervise.Terminated`), so no
+worker is left linting after it.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from collections.abc import Callable, Sequence
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from tritoncfg.processes.supervise import death
+from tritoncfg.processes.supervise import death, stop_on_signals
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -63,8 +65,9 @@ def run_chunks(
     results: list[T | None] = [None] * size
     crew = _Crew(count, work, start)
     try:
-        lost = crew.run(deque((first, end, False) for first, end in chunks), results)
-    except BaseException:  # Ctrl-C, a worker's error: the workers' work is of no use now
+        with stop_on_signals():
+            lost = crew.run(deque((first, end, False) for first, end in chunks), results)
+    except BaseException:  # a signal, a worker's error: the workers' work is of no use now
         crew.stop(wait=0)
         raise
     crew.stop(wait=STOP_SECONDS)
@@ -88,12 +91,17 @@ class _Crew(Generic[T]):
         self.progress = self.context.RawArray("q", count)
         self.work = work
         self.start = start
-        self.workers = [self._fork(slot) for slot in range(count)]
+        self.workers: list[_Worker] = []
+        for slot in range(count):
+            self.workers.append(self._fork(slot))
 
     def _fork(self, slot: int) -> _Worker:
         mine, theirs = self.context.Pipe()
+        others = [worker.pipe for worker in self.workers]  # the worker closes its copies
         process = self.context.Process(
-            target=_serve, args=(theirs, self.progress, slot, self.work, self.start), daemon=True
+            target=_serve,
+            args=(theirs, others, self.progress, slot, self.work, self.start),
+            daemon=True,
         )
         # SIGINT blocked while forking: the worker ignores it before it can be delivered there
         masked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
@@ -183,11 +191,22 @@ class _Crew(Generic[T]):
 
 
 def _serve(
-    pipe: Connection, progress: Any, slot: int, work: Work[Any], start: Callable[[], None]
+    pipe: Connection,
+    others: list[Connection],
+    progress: Any,
+    slot: int,
+    work: Work[Any],
+    start: Callable[[], None],
 ) -> None:
-    """A worker: chunks from its pipe until it closes, each answered with its results (or the
-    work's traceback)."""
+    """A worker: chunks from its pipe until told to stop or the pipe closes, each answered with
+    its results (or the work's traceback). It closes its copies of the other workers' pipes
+    (they would keep those open after the parent is gone), and a SIGTERM or SIGHUP ends it
+    quietly (the parent's handlers are not its own)."""
     global _PROGRESS, _SLOT
+    for other in others:
+        other.close()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _PROGRESS, _SLOT = progress, slot
