@@ -95,3 +95,16 @@ def test_deaths_are_told_and_exits_seen_without_reaping() -> None:
         time.sleep(0.02)
     assert exited(child.pid) and child.wait() == 3  # still there to be reaped
     assert death(-9) == "killed by SIGKILL" and death(3) == "exited with status 3"
+
+
+def test_a_signal_the_command_ignores_stays_ignored() -> None:
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as under `nohup`
+    try:
+        with stop_on_signals():
+            assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+            assert signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, signal.SIG_IGN)
+            os.kill(os.getpid(), signal.SIGHUP)
+            time.sleep(0.1)  # (a handler would have raised by now)
+        assert stopping() is None
+    finally:
+        signal.signal(signal.SIGHUP, previous)

@@ -96,7 +96,8 @@ def supervised(pid: int) -> Iterator[None]:
 def stop_on_signals() -> Iterator[None]:
     """For the duration: SIGTERM, SIGHUP and SIGINT are forwarded to the supervised children and
     raised in the main thread as `Terminated` (KeyboardInterrupt for SIGINT). Outside the main
-    thread, signals are left alone."""
+    thread, signals are left alone, and so is a signal the command was started ignoring (`nohup`
+    ignores SIGHUP; a shell's background job, SIGINT)."""
 
     def handler(signum: int, frame: FrameType | None) -> None:
         _received.append(signum)
@@ -107,7 +108,8 @@ def stop_on_signals() -> Iterator[None]:
     previous: dict[int, object] = {}
     try:
         for sig in FORWARDED:
-            previous[sig] = signal.signal(sig, handler)
+            if signal.getsignal(sig) is not signal.SIG_IGN:
+                previous[sig] = signal.signal(sig, handler)
     except ValueError:  # not the main thread
         pass
     try:
