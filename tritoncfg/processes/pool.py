@@ -205,8 +205,9 @@ def _serve(
     global _PROGRESS, _SLOT
     for other in others:
         other.close()
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if callable(signal.getsignal(sig)):  # the parent's handler; an ignored signal stays so
+            signal.signal(sig, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _PROGRESS, _SLOT = progress, slot
