@@ -1,8 +1,10 @@
-"""`make fuzz`: a long, coverage-guided fuzz run over the lexer, the parser and the JSON reader.
+"""`make fuzz`: a long, coverage-guided fuzz run over the lexer, the parser, the JSON reader and
+the lint cache's readers.
 
 With atheris (libFuzzer for Python; `pip install atheris`), each input is decoded as UTF-8 and
-fed to `tritoncfg.text.parse`, `format_source` and `parse_json`; anything but a clean result or a
-`SyntaxProblem` is a crash, which libFuzzer saves as `crash-*` in the working directory. The
+fed to `tritoncfg.text.parse`, `format_source` and `parse_json`, and read as a cache file by the
+cache's codec and replay check; anything but a clean result, a `SyntaxProblem` or, from the
+cache, what it catches (`codec.DAMAGE`) is a crash, which libFuzzer saves as `crash-*` in the working directory. The
 seed corpus is the example repository's configs. Without atheris (it builds only for some Python
 versions and platforms), this falls back to the property-based tests under the long `fuzz`
 hypothesis profile (random, 20,000 examples each), and says so.
@@ -17,6 +19,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from contextlib import suppress
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,12 +37,24 @@ def _one_input(data: bytes) -> None:
         return  # tritoncfg reports undecodable files before parsing (TC007)
     parse(text)
     parse_json(text)
+    _read_as_cache(data)
     try:
         formatted = format_source(text)
     except SyntaxProblem:
         return
     if parse(formatted).message != parse(text).message and parse(text).ok:
         raise AssertionError("fmt changed the meaning of a config")
+
+
+def _read_as_cache(data: bytes) -> None:
+    from tritoncfg.lintcache.codec import DAMAGE, decode, load, unpack
+    from tritoncfg.lintcache.replay import validate
+
+    content = load(data)
+    validate(content, "run")  # catches what it can read wrong itself
+    for read in (decode, unpack):
+        with suppress(DAMAGE):
+            read(content)
 
 
 def _seeds(directory: Path) -> Path:
@@ -52,6 +67,7 @@ def with_atheris(runs: int, seconds: int, extra: list[str]) -> int:
     import atheris
 
     with atheris.instrument_imports(include=["tritoncfg"]):
+        import tritoncfg.lintcache.replay
         import tritoncfg.text.json_config
         import tritoncfg.text.printer  # noqa: F401
 

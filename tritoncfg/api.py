@@ -56,6 +56,8 @@ class LintResult:
     relinted: list[str] = field(default_factory=list)  # the models linted, not taken from the cache
     warnings_as_errors: bool = False  # the run's setting: warnings fail it too
     replayed: bool = False  # the whole result came from the cache: nothing was listed or read
+    notes: list[str] = field(default_factory=list)  # what the run could not do, a line each
+    lost: list[str] = field(default_factory=list)  # the models not linted (a killed worker), why
 
     def count(self, severity: Severity) -> int:
         return sum(d.severity is severity for d in self.diagnostics)
@@ -224,6 +226,16 @@ def _lint(
     replayed = cache.replay() if cache is not None else None
     if replayed is not None:
         return LintResult(**replayed, replayed=True)
+    result = _lint_afresh(items, job, jobs, cache)
+    if cache is not None and cache.folder.refused is not None:
+        result.notes.append(cache.folder.refused)
+    return result
+
+
+def _lint_afresh(
+    items: list[Path | str], job: LintJob, jobs: int | None, cache: LintCache | None
+) -> LintResult:
+    options, filters = job.options, job.filters
     plans = plan_many(items, config_name=options.config_name)
     if cache is None and _pools_scans(plans, job):
         models = [
@@ -251,7 +263,7 @@ def _lint(
         done = [outcome if outcome is not None else next(fresh) for outcome in outcomes]
     file_paths = [str(s.dir.config_path) for s, o in zip(selected, done, strict=True) if o.linted]
     result = _result(job, unrouted, done, file_paths, [s.dir.name for s in todo])
-    if cache is not None:
+    if cache is not None and not result.lost:
         fields = ("diagnostics", "files", "models", "sources", "file_paths", "relinted")
         recorded = {name: getattr(result, name) for name in fields}
         cache.store(repositories, zip(selected, done, strict=True), {**recorded, "relinted": []})
@@ -353,6 +365,7 @@ def _result(
         sources=sources,
         file_paths=file_paths,
         relinted=relinted,
+        lost=[o.lost for o in done if o.lost is not None],
     )
 
 

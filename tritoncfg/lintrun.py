@@ -7,7 +7,9 @@ diagnostics of a serial run, in its order. Cross-model checks (ensemble steps) l
 they need in whichever process they run. Above `POOL_MIN_MODELS` models, and where `fork` is
 available, models are linted by a pool of processes, one per core; a repository given whole is
 scanned by the pool too (`lint_unscanned`). A linted model is forgotten once its outcome is out:
-a lint holds one model at a time, and the step models ensembles asked for.
+a lint holds one model at a time, and the step models ensembles asked for. A model whose worker
+is killed (an OOM kill) is linted once more in a new worker; killed again, its outcome says so
+(`ModelOutcome.lost`) and the lint goes on (processes/pool.py).
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ import dataclasses
 import itertools
 import operator
 import os
+import signal
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import field, replace
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from tritoncfg.checks.core.context import CheckContext, LintOptions
 from tritoncfg.checks.core.engine import check_model
@@ -29,6 +32,7 @@ from tritoncfg.checks.core.selection import PathFilters, RuleSelection
 from tritoncfg.checks.core.suppress import UNUSED, apply_suppressions
 from tritoncfg.confined import read_regular
 from tritoncfg.diagnostics import Diagnostic, Severity
+from tritoncfg.processes.pool import run_chunks, working_on
 from tritoncfg.record import record
 from tritoncfg.repository import LayoutIssue, ModelDir, Repository
 from tritoncfg.repository.discover import Pick, RootPlan
@@ -39,6 +43,9 @@ POOL_MIN_MODELS = 300  # below this, starting processes costs more than it saves
 SUPPRESSION_MARKER = "tritoncfg:"
 T = TypeVar("T")
 CHUNKS_PER_PROCESS = 8  # small chunks even out models of uneven cost (and the parent's reading)
+# Test-only hook: a pool worker stops itself (SIGSTOP) before linting the model of this name, so
+# that a test can kill it there, as an OOM kill would. Unset in normal use.
+STOP_HOOK = "TRITONCFG_LINT_TEST_STOP_AT"
 
 
 def holds_suppressions(texts: Iterable[str]) -> bool:
@@ -147,6 +154,7 @@ class ModelOutcome:
     sources: Mapping[str, str]  # config path (its own, and alternatives TC915 points into) -> text
     linted: bool  # its config was read and parsed (it counts as a linted file)
     deps: tuple[str, ...]  # the peers its checks asked for, by name
+    lost: str | None = None  # not linted: why, naming the model (its worker was killed twice)
 
 
 @record(frozen=True)
@@ -214,7 +222,21 @@ def _lint_chunk(bounds: tuple[int, int]) -> list[ModelOutcome]:
         _WORKER = Linter(repositories, job, [])
     linter, chunk = _WORKER, selected[bounds[0] : bounds[1]]
     loaded = [linter.workspace.adopt(s.dir, s.repository) for s in chunk]
-    return [linter.outcome(m, s.routed) for m, s in zip(loaded, chunk, strict=True)]
+    found = []
+    for index, (model, chosen) in enumerate(zip(loaded, chunk, strict=True), bounds[0]):
+        _starting(index, model.name)
+        found.append(linter.outcome(model, chosen.routed))
+    return found
+
+
+def _starting(index: int, name: str) -> None:
+    """In a worker: the model about to be linted (the one lost if this worker dies)."""
+    working_on(index)
+    if _STOP_AT is not None and name == _STOP_AT:
+        os.kill(os.getpid(), signal.SIGSTOP)
+
+
+_STOP_AT = os.environ.get(STOP_HOOK)
 
 
 def _by_init(cls: type[Any]) -> Callable[[Any], tuple[type[Any], tuple[Any, ...]]]:
@@ -255,15 +277,25 @@ def processes(jobs: int | None, models: int) -> int:
     return min(jobs, models) if "fork" in multiprocessing.get_all_start_methods() else 1
 
 
-def _in_pool(count: int, work: Callable[[tuple[int, int]], list[T]], size: int) -> list[T]:
-    """`work` over `size` items, in chunks, by `count` forked processes; the results in order."""
-    import multiprocessing
-
+def _in_pool(
+    count: int,
+    work: Callable[[tuple[int, int]], list[T]],
+    size: int,
+    lost: Callable[[int, str], T],
+) -> list[T]:
+    """`work` over `size` items, in chunks, by `count` forked processes; the results in order,
+    `lost(index, how)` for an item whose worker was killed twice."""
     chunks = min(size, count * CHUNKS_PER_PROCESS)
     edges = [size * i // chunks for i in range(chunks + 1)]
-    with multiprocessing.get_context("fork").Pool(count, _start_worker) as pool:
-        parts = pool.map(work, list(itertools.pairwise(edges)), chunksize=1)
-    return [item for part in parts for item in part]
+    results, gone = run_chunks(count, work, list(itertools.pairwise(edges)), _start_worker)
+    for item in gone:
+        results[item.index] = lost(item.index, item.how)
+    return cast(list[T], results)  # every None was an item lost, now replaced
+
+
+def _lost(model: ModelDir, how: str) -> ModelOutcome:
+    why = f"model {model.name} ({model.path}) was not linted: its lint process was {how}, twice"
+    return ModelOutcome([], {}, False, (), lost=why)
 
 
 def lint_selected(
@@ -279,7 +311,9 @@ def lint_selected(
     global _SHARED
     _SHARED = (repositories, selected, job)
     try:
-        return _in_pool(count, _lint_chunk, len(selected))
+        return _in_pool(
+            count, _lint_chunk, len(selected), lambda i, how: _lost(selected[i].dir, how)
+        )
     finally:
         _SHARED = None
 
@@ -315,10 +349,12 @@ def _scan_and_lint_chunk(bounds: tuple[int, int]) -> list[ScannedOutcome]:
         _WORKER = Linter(tuple(plan.unscanned() for plan in plans), job, [])
     linter = _WORKER
     found = []
-    for model in models[bounds[0] : bounds[1]]:
+    for index, model in enumerate(models[bounds[0] : bounds[1]], bounds[0]):
+        working_on(index)
         directory, issues = plans[model.plan].scan(model.pick)
         outcome = None
         if model.lint:
+            _starting(index, directory.name)
             repository = linter.workspace.repositories[model.plan]
             outcome = linter.outcome(linter.workspace.adopt(directory, repository), ())
             # the texts are those on disk (no overrides here): the parent reads the few whose
@@ -337,8 +373,14 @@ def lint_unscanned(
     only). The outcomes have no repository findings: the caller routes them (`with_routed`)."""
     global _PLANNED
     _PLANNED = (plans, models, job)
+
+    def lost(index: int, how: str) -> ScannedOutcome:
+        model = models[index]
+        directory = plans[model.plan].scan(model.pick)[0]
+        return ScannedOutcome((), _lost(directory, how) if model.lint else None, "")
+
     try:
-        scanned = _in_pool(count, _scan_and_lint_chunk, len(models))
+        scanned = _in_pool(count, _scan_and_lint_chunk, len(models), lost)
     finally:
         _PLANNED = None
     issues: list[list[LayoutIssue]] = [[] for _ in plans]

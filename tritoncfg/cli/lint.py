@@ -178,7 +178,7 @@ def lint_command(
     """Check configs the way Triton loads them, and report every problem with file:line:col.
 
     Exit status: 0 no error findings, 1 error findings (or warnings with --warnings-as-errors),
-    2 usage error or unreadable path.
+    2 usage error, unreadable path, or a model not linted (its process killed twice).
     """
     raise typer.Exit(run_lint(lint_request(locals())))
 

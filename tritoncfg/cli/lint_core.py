@@ -12,7 +12,15 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from tritoncfg.cli.common import EXIT_FINDINGS, EXIT_OK, Color, fail, refuse_cloud, use_color
+from tritoncfg.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_USAGE,
+    Color,
+    fail,
+    refuse_cloud,
+    use_color,
+)
 from tritoncfg.cloud.url import is_cloud
 from tritoncfg.lintoptions import LintOverrides
 from tritoncfg.record import record
@@ -48,7 +56,17 @@ class LintRequest:
 
 
 def run_lint(request: LintRequest) -> int:
-    """Lint (or fix), print, and return the exit status; a usage error exits 2 (common.fail)."""
+    """Lint (or fix), print, and return the exit status; a usage error exits 2 (common.fail);
+    stopped by SIGTERM or SIGHUP while its pool ran, 128 + the signal (its workers stopped)."""
+    from tritoncfg.processes.supervise import Terminated
+
+    try:
+        return _run_lint(request)
+    except Terminated as stop:
+        return 128 + stop.signum
+
+
+def _run_lint(request: LintRequest) -> int:
     if request.fix or request.diff:
         refuse_cloud([Path(p) for p in request.paths if is_cloud(p)], "lint --fix")
         outcome = _fix(request)
@@ -58,7 +76,13 @@ def run_lint(request: LintRequest) -> int:
         result = outcome.result
     else:
         result = _lint(request)
+    for note in result.notes:  # the run goes on without what it could not use (the cache)
+        sys.stderr.write(f"tritoncfg: warning: {note}\n")
     _render(request, result)
+    for lost in result.lost:  # after the findings of the others: the lint is incomplete
+        sys.stderr.write(f"tritoncfg: error: {lost}\n")
+    if result.lost:
+        return EXIT_USAGE
     return EXIT_FINDINGS if result.failed else EXIT_OK
 
 

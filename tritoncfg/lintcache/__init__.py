@@ -6,13 +6,13 @@ directory, and the stamp (times, size, inode) of every directory and file listed
 is used when the model's key is unchanged and so is the key of every model its cross-model checks
 asked for (ensemble steps, transitively): change one model and only it and the models that depend
 on it are linted again. A whole unchanged run is replayed from one small file without listing or
-reading anything (`replay.py`). Files are JSON, written atomically; an unreadable or corrupt cache
-is ignored, never fatal.
+reading anything (`replay.py`). Files are JSON, written atomically; anything the cache cannot
+read (damaged, edited, of the wrong types) counts as absent and is overwritten, never fatal. The
+directory is used only when it is tritoncfg's and not a symlink (`folder.py`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 from collections.abc import Iterable, Mapping
@@ -21,7 +21,8 @@ from typing import Any
 
 from tritoncfg import __version__
 from tritoncfg.diagnostics import Diagnostic
-from tritoncfg.lintcache.codec import decode, digest, encode
+from tritoncfg.lintcache.codec import DAMAGE, are_strings, decode, digest, encode, load
+from tritoncfg.lintcache.folder import CacheFolder
 from tritoncfg.lintcache.replay import paths_stamps, record_replay, validate
 from tritoncfg.lintrun import LintJob, ModelOutcome, Selected, SourceTexts
 from tritoncfg.repository import ModelDir, Repository, RepositoryError
@@ -87,8 +88,15 @@ def _config_key(
     path = str(model.config_path)
     row = next((r for r in found or () if r[0] == path), None)
     previous = known.get(path)
-    if row is not None and previous is not None and previous[0] == row and settled(row, trusted):
-        return str(previous[1])
+    if (
+        row is not None
+        and type(previous) is list
+        and len(previous) == 2
+        and previous[0] == row
+        and type(previous[1]) is str
+        and settled(row, trusted)
+    ):
+        return previous[1]
     try:
         data = model.read_config_bytes()
     except RepositoryError as error:
@@ -105,9 +113,10 @@ class LintCache:
         # per set of linted paths too: a pre-commit run over a few files reads a small file
         self.run = f"{run_key(job)} {sorted(map(str, inputs))}"
         name = digest(self.run.encode())
-        self.file = directory / f"lint-{name}.json"
-        self.replay_file = directory / f"replay-{name}.json"
+        self.file = f"lint-{name}.json"
+        self.replay_file = f"replay-{name}.json"
         self.directory = directory
+        self.folder = CacheFolder(directory)
         self.hits = 0
         self._own: dict[tuple[str, str], str] = {}
         self._signatures: dict[tuple[str, str], Signature | None] = {}
@@ -119,33 +128,22 @@ class LintCache:
 
     def replay(self) -> dict[str, Any] | None:
         """The whole recorded result (LintResult's fields) when nothing it depends on changed."""
-        import json
-
-        try:
-            content = json.loads(self.replay_file.read_bytes())
-        except (OSError, ValueError):
-            return None
+        content = load(self.folder.read(self.replay_file))
         found = validate(content, self.run)
         if found is None:
             return None
         result, reread = found
         if reread:  # the recent configs are verified now: settle them for the next run
-            self._write_json(self.replay_file, {**content, "started": self.started})
+            self._write({self.replay_file: {**content, "started": self.started}})
         result["sources"] = SourceTexts(on_disk=result["sources"])
         return result
 
     @property
     def _content(self) -> dict[str, Any]:
         if self._loaded is None:
-            import json
-
-            self._loaded = {}
-            try:
-                loaded = json.loads(self.file.read_bytes())
-                if isinstance(loaded, dict) and loaded.get("run") == self.run:
-                    self._loaded = loaded
-            except (OSError, ValueError):
-                pass  # a missing or corrupt cache: lint everything
+            loaded = load(self.folder.read(self.file))  # missing or corrupt: lint everything
+            ok = isinstance(loaded, dict) and loaded.get("run") == self.run
+            self._loaded = loaded if ok else {}
         return self._loaded
 
     def _recorded(self, key: str) -> dict[str, Any]:
@@ -155,7 +153,7 @@ class LintCache:
     @property
     def trusted_before(self) -> int:
         started = self._content.get("started")
-        return started - SETTLE_NS if isinstance(started, int) else 0
+        return started - SETTLE_NS if type(started) is int else 0
 
     @property
     def scans(self) -> ScanReuse:
@@ -200,12 +198,15 @@ class LintCache:
                 return None
             rows = entry["diagnostics"]
             diagnostics = [decode(row) for row in rows]
+            sources, direct = entry["sources"], entry["direct"]
+            if not (are_strings(sources) and are_strings(direct) and type(entry["linted"]) is bool):
+                return None
             self.hits += 1
             self._hits[_entry_name(selected)] = entry  # stored again as it is
             self._rows.update((id(d), (d, row)) for d, row in zip(diagnostics, rows, strict=True))
-            sources = SourceTexts(on_disk=[str(p) for p in entry["sources"]])
-            return ModelOutcome(diagnostics, sources, bool(entry["linted"]), tuple(entry["direct"]))
-        except (KeyError, TypeError, ValueError, IndexError):
+            texts = SourceTexts(on_disk=sources)
+            return ModelOutcome(diagnostics, texts, entry["linted"], tuple(direct))
+        except DAMAGE:
             return None  # a corrupt entry is linted again
 
     def store(
@@ -238,32 +239,21 @@ class LintCache:
         configs = {path: key for path, (_, key) in self._configs.items()}
         content = {"run": self.run, "started": self.started, "models": models,
                    "scans": self.scans.now, "configs": self._configs}  # fmt: skip
-        self._write_json(self.file, content)
         stamps = paths_stamps(repositories, self._signatures.values())
         if stamps is None:
-            with contextlib.suppress(OSError):
-                self.replay_file.unlink(missing_ok=True)
+            self._write({self.file: content}, remove=(self.replay_file,))
         else:
             replay = record_replay(self.run, self.started, stamps, configs, result, self._rows)
-            self._write_json(self.replay_file, replay)
+            self._write({self.file: content, self.replay_file: replay})
 
-    def _write_json(self, path: Path, content: dict[str, Any]) -> None:
+    def _write(self, files: Mapping[str, dict[str, Any]], remove: tuple[str, ...] = ()) -> None:
         import json
 
-        from tritoncfg.atomic import write_atomic
-
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            gitignore = self.directory / ".gitignore"
-            if not gitignore.exists():
-                write_atomic(gitignore, "# written by tritoncfg\n*\n")
-            write_atomic(path, json.dumps(content, separators=(",", ":")))
-            for pattern in ("lint-*.json", "replay-*.json"):
-                files = sorted(self.directory.glob(pattern), key=lambda p: p.stat().st_mtime)
-                for old in files[:-MAX_FILES]:
-                    old.unlink(missing_ok=True)
-        except OSError:
-            pass  # a read-only checkout: lint works, only uncached
+        data = {
+            name: json.dumps(content, separators=(",", ":")).encode()
+            for name, content in files.items()
+        }
+        self.folder.write(data, remove=remove, keep=MAX_FILES)
 
 
 def _entry_name(selected: Selected) -> str:

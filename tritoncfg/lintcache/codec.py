@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import zlib
 from collections.abc import Iterable
 from typing import Any
@@ -29,6 +30,22 @@ def file_digest(path: str) -> str | None:
     return f"config {len(data)} {digest(data)}"
 
 
+# what reading damaged or edited cache content can raise: each is caught where it is read, and
+# the content counts as absent (a row of the wrong types raises TypeError in `decode`)
+DAMAGE = (KeyError, TypeError, ValueError, IndexError, AttributeError, RecursionError)
+
+
+def load(data: bytes | None) -> Any:
+    """A cache file's JSON; None when absent or not JSON (`[` nested 200,000 deep is a
+    RecursionError, caught like the rest)."""
+    if data is None:
+        return None
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+
+
 def encode(d: Diagnostic) -> list[Any]:
     fix = d.fix
     return [
@@ -42,20 +59,46 @@ _SEVERITIES = {s.value: s for s in Severity}
 
 
 def decode(row: list[Any]) -> Diagnostic:
-    """Raises KeyError, TypeError, ValueError or IndexError on a damaged row."""
+    """Raises one of DAMAGE on a damaged row, a value of the wrong type included: a finding
+    made of them would fail later, where it is sorted or shown."""
     code, rule, severity, message, path, span, model, triton, fix = row
     return Diagnostic(
-        code, rule, _SEVERITIES[severity], message, path, Span(*span), model,
-        None if triton is None else TritonVerdict(*triton),
+        _text(code), _text(rule), _SEVERITIES[severity], _text(message), _text(path),
+        _span(span), None if model is None else _text(model),
+        None if triton is None else _verdict(*triton),
         _fix(fix),
     )  # fmt: skip
+
+
+def _text(value: Any) -> str:
+    if type(value) is not str:
+        raise TypeError(f"a string expected, not {type(value).__name__}")
+    return value
+
+
+def are_strings(value: Any) -> bool:
+    """Whether a value read from a cache file is a list of strings."""
+    return type(value) is list and all(type(v) is str for v in value)
+
+
+def _span(value: Any) -> Span:
+    if type(value) is not list or len(value) != 4 or any(type(v) is not int for v in value):
+        raise TypeError("a span of four integers expected")
+    return Span(*value)
+
+
+def _verdict(phase: Any, message: Any) -> TritonVerdict:
+    return TritonVerdict(_text(phase), None if message is None else _text(message))
 
 
 def _fix(row: list[Any] | None) -> Fix | None:
     if row is None:
         return None
     description, edits, safe = row
-    return Fix(description, tuple(Edit(Span(*span), text) for span, text in edits), safe)
+    if type(safe) is not bool:
+        raise TypeError("a fix's safety is true or false")
+    edited = tuple(Edit(_span(span), _text(text)) for span, text in edits)
+    return Fix(_text(description), edited, safe)
 
 
 def pack(rows: Iterable[list[Any]]) -> dict[str, Any]:
@@ -86,8 +129,10 @@ def pack(rows: Iterable[list[Any]]) -> dict[str, Any]:
 
 def unpack(content: dict[str, Any]) -> list[Diagnostic]:
     """The findings of `pack`; equal spans and verdicts are shared (they are immutable). Raises
-    KeyError, TypeError, ValueError or IndexError on damaged content."""
+    one of DAMAGE on damaged content (the strings are checked once, each span when first met)."""
     strings: list[str] = content["strings"]
+    if type(strings) is not list or any(type(s) is not str for s in strings):
+        raise TypeError("a table of strings expected")
     spans: dict[tuple[int, ...], Span] = {}
     verdicts: dict[tuple[int, int | None], TritonVerdict] = {}
     found = []
@@ -95,7 +140,7 @@ def unpack(content: dict[str, Any]) -> list[Diagnostic]:
         key = tuple(span)
         shared = spans.get(key)
         if shared is None:
-            shared = spans[key] = Span(*span)
+            shared = spans[key] = _span(span)
         verdict = None
         if triton is not None:
             phase, said = triton

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tritoncfg.diagnostics import Diagnostic
-from tritoncfg.lintcache.codec import encode, file_digest, pack, unpack
+from tritoncfg.lintcache.codec import DAMAGE, are_strings, encode, file_digest, pack, unpack
 from tritoncfg.repository import Repository
 from tritoncfg.repository.reuse import SETTLE_NS, Signature, settled, stamp
 
@@ -86,24 +86,38 @@ def _row(d: Diagnostic, rows: Mapping[int, tuple[Diagnostic, list[Any]]]) -> lis
 
 def validate(content: Any, run: str) -> tuple[dict[str, Any], bool] | None:
     """The recorded result if every stamp still holds (with its diagnostics decoded), and whether
-    a recent config had to be read to know; None when anything changed or is in doubt."""
+    a recent config had to be read to know; None when anything changed or is in doubt, the
+    content damaged or of the wrong types included."""
     try:
         if content["run"] != run:
             return None
-        trusted_before = int(content["started"]) - SETTLE_NS
+        started = content["started"]
+        if type(started) is not int:
+            return None  # (JSON's Infinity, a float, would not convert)
+        trusted_before = started - SETTLE_NS
         configs: Mapping[str, str] = content["configs"]
         reread = False
         for row in content["stamps"]:
-            if stamp(row[0], is_dir=row[3] == -1) != row:
-                return None
+            if type(row[0]) is not str or stamp(row[0], is_dir=row[3] == -1) != row:
+                return None  # (a number would be taken for a file descriptor)
             if not settled(row, trusted_before):
                 known = configs.get(row[0])
                 if known is None or file_digest(row[0]) != known:
                     return None
                 reread = True
-        result = dict(content["result"])
-        diagnostics: list[Diagnostic] = unpack(result["diagnostics"])
-        result["diagnostics"] = diagnostics
-        return result, reread
-    except (OSError, KeyError, TypeError, ValueError, IndexError):
+        return _result(content["result"]), reread
+    except (OSError, *DAMAGE):
         return None
+
+
+def _result(recorded: dict[str, Any]) -> dict[str, Any]:
+    """LintResult's fields as recorded, each of its type (DAMAGE raised otherwise)."""
+    counts = [recorded["files"], recorded["models"]]
+    lists = [recorded["sources"], recorded["file_paths"], recorded["relinted"]]
+    if any(type(n) is not int for n in counts) or not all(map(are_strings, lists)):
+        raise TypeError("a recorded result of the wrong types")
+    diagnostics: list[Diagnostic] = unpack(recorded["diagnostics"])
+    files, models = counts
+    sources, file_paths, relinted = lists
+    return {"diagnostics": diagnostics, "files": files, "models": models, "sources": sources,
+            "file_paths": file_paths, "relinted": relinted}  # fmt: skip

@@ -4,6 +4,10 @@ aborts or hangs becomes a FAIL row of its model, never a crash of probe.
 The worker sends each event of `execute` through a pipe as it happens; the parent keeps the
 index of the point that started last. When the child dies (a signal, an exit without "done") or
 runs past `--timeout`, that point FAILs with what happened and the points after it are SKIP.
+
+The child leads its own process group and is supervised (processes/supervise.py): a SIGTERM,
+SIGHUP or SIGINT that stops probe is forwarded to that group, and the child is reaped on every
+path, never left running after probe.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 from tritoncfg.probe.contract import PointResult, ProbeSettings
 from tritoncfg.probe.plan import ModelPlan
 from tritoncfg.probe.results import NOT_RUN, ModelResult, new_result, work
+from tritoncfg.processes.supervise import death, forward, stopping, supervised
 
 # Test-only hook: a worker whose point label contains this text calls os.abort() before running
 # it (a real SIGABRT, as a runtime that asserts would give). Unset in normal use.
@@ -27,20 +32,23 @@ CRASH_HOOK = "TRITONCFG_PROBE_TEST_ABORT_AT"
 def probe_model(plan: ModelPlan, settings: ProbeSettings, timeout: float | None) -> ModelResult:
     """The model's result; its points run in a child process when there are any."""
     result = new_result(plan)
-    if not result.pending:
-        return result
+    if not result.pending or stopping() is not None:
+        return result  # (probe is stopping: its caller is raising)
     context = multiprocessing.get_context("spawn")
     receiver, sender = context.Pipe(duplex=False)
     child = context.Process(target=_worker, args=(plan, settings, sender), daemon=True)
-    child.start()
-    sender.close()
     try:
-        _collect(result, receiver, child, timeout)
+        child.start()
+        sender.close()
+        assert child.pid is not None  # started
+        with supervised(child.pid):
+            _collect(result, receiver, child, timeout)
     finally:
         receiver.close()
-        if child.is_alive():
-            child.kill()
-        child.join(5)
+        if child.pid is not None:
+            if child.is_alive():
+                forward(child.pid, signal.SIGKILL)  # its whole group
+            child.join(5)
     return result
 
 
@@ -111,16 +119,15 @@ def _stop(result: ModelResult, running: int | None, reason: str) -> None:
 
 def _death(exitcode: int | None) -> str:
     if exitcode is not None and exitcode < 0:
-        try:
-            name = signal.Signals(-exitcode).name
-        except ValueError:
-            name = f"signal {-exitcode}"
-        return f"the runtime crashed: its process was killed by {name}"
+        return f"the runtime crashed: its process was {death(exitcode)}"
     return f"the runtime's process exited unexpectedly (exit status {exitcode})"
 
 
 def _worker(plan: ModelPlan, settings: ProbeSettings, sender: Connection) -> None:
-    """The child: run the plan, sending every event; a Python error is sent, not raised."""
+    """The child: run the plan, sending every event; a Python error is sent, not raised. It
+    leads its own process group, and a SIGINT (forwarded by probe) ends it quietly."""
+    os.setpgid(0, 0)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     crash_at = os.environ.get(CRASH_HOOK)
     items = work(plan)
 

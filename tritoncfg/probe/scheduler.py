@@ -1,10 +1,15 @@
 """Probing many models: each in its own worker process, `--jobs` at a time for CPU runtimes
 (GPU runtimes one at a time, so their timings do not share the device), with a Rich progress bar
 on stderr when it is a terminal. Results come back in the plans' order.
+
+A SIGTERM, SIGHUP or SIGINT stops probe: it is forwarded to every running worker's process group,
+no worker starts after it, every worker is reaped, and probe exits 128 + the signal's number
+(143 for SIGTERM) with one line on stderr, no traceback.
 """
 
 from __future__ import annotations
 
+import signal
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -15,6 +20,7 @@ from tritoncfg.probe.isolate import probe_model
 from tritoncfg.probe.plan import ModelPlan
 from tritoncfg.probe.results import ModelResult
 from tritoncfg.probe.runners import runs_on_gpu
+from tritoncfg.processes.supervise import Terminated, stop_on_signals
 
 
 def uses_gpu(plan: ModelPlan) -> bool:
@@ -29,6 +35,25 @@ def probe_all(
     jobs: int = 1,
     timeout: float | None = None,
     progress: bool | None = None,
+) -> list[ModelResult]:
+    """Every plan's result; stopped by a signal, SystemExit (128 + the signal's number) once the
+    workers are reaped."""
+    try:
+        with stop_on_signals():
+            return _probe_all(plans, settings, jobs, timeout, progress)
+    except KeyboardInterrupt as stop:  # Terminated too
+        signum = stop.signum if isinstance(stop, Terminated) else signal.SIGINT
+        name = signal.Signals(signum).name
+        sys.stderr.write(f"tritoncfg: probe stopped by {name}; its workers were stopped\n")
+        raise SystemExit(128 + signum) from None
+
+
+def _probe_all(
+    plans: Sequence[ModelPlan],
+    settings: ProbeSettings,
+    jobs: int,
+    timeout: float | None,
+    progress: bool | None,
 ) -> list[ModelResult]:
     show = sys.stderr.isatty() if progress is None else progress
     gpu_lock = threading.Lock()

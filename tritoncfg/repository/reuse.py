@@ -152,6 +152,39 @@ def _root(value: str) -> Path:
     return Path(value)
 
 
+class _Row(tuple[Any, ...]):
+    """The shape of a JSON list of a fixed length, each item of its own shape."""
+
+
+def _fits(value: Any, shape: Any) -> bool:
+    """Whether JSON `value` has `shape`: a `_Row`, a list `[item shape]`, or a type (tuple)."""
+    if isinstance(shape, _Row):
+        return type(value) is list and len(value) == len(shape) and all(map(_fits, value, shape))
+    if type(shape) is list:
+        return type(value) is list and all(_fits(item, shape[0]) for item in value)
+    return isinstance(value, shape)
+
+
+_TEXT = (str, type(None))
+_ENTRIES = [_Row((str, bool, bool, bool, (int, type(None)), bool, _TEXT))]  # `_entries_json`
+# what `encode` writes, checked before `decode` reads it: a record edited or damaged into other
+# types is scanned again, never read into a model of the wrong types
+_RECORD = {
+    "model": _Row((str, str, str, bool, str, str, bool, [str], _ENTRIES, [str], _TEXT, _ENTRIES,
+                   [_Row((int, str, str, _ENTRIES, [str]))], [_Row((str, str, str))],
+                   (list, type(None)), (list, type(None)), _TEXT)),
+    "issues": [_Row((str, str, str, _TEXT))],
+    "signature": [_Row((str, int, int, int, int))],
+}  # fmt: skip
+
+
+def _well_formed(record: dict[str, Any]) -> bool:
+    if not all(_fits(record.get(key), shape) for key, shape in _RECORD.items()):
+        return False
+    warmup, initial = record["model"][14:16]
+    return all(found is None or _fits(found, _ENTRIES) for found in (warmup, initial))
+
+
 def decode(data: dict[str, Any]) -> tuple[ModelDir, tuple[LayoutIssue, ...]]:
     (name, path, root, accessible, config, config_name, exists, alternatives, entries, subdirs,
      detection, detection_entries, versions, ignored, warmup, initial, real) = data["model"]  # fmt: skip
@@ -193,7 +226,7 @@ class ScanReuse:
     ) -> tuple[ModelDir, tuple[LayoutIssue, ...]]:
         key = f"{path}\0{choice.explicit}\0{choice.config_name}"
         old = self.previous.get(key)
-        if isinstance(old, dict):
+        if isinstance(old, dict) and _well_formed(old):
             try:
                 if unchanged(old["signature"], self.trusted_before):
                     found = decode(old)

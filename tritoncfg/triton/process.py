@@ -7,17 +7,16 @@ temp folder, and always stopped (process group), whatever way the caller leaves.
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from dataclasses import field
 from pathlib import Path
-from types import FrameType, TracebackType
+from types import TracebackType
 
+from tritoncfg.processes.supervise import exited, signal_group
 from tritoncfg.record import record
 from tritoncfg.triton.locate import ServerDistribution
 from tritoncfg.triton.logs import LogTail
@@ -73,7 +72,7 @@ class TritonServer:
 
     @property
     def alive(self) -> bool:
-        return self.process.returncode is None and not _exited(self.process.pid)
+        return self.process.returncode is None and not exited(self.process.pid)
 
     @classmethod
     def start(
@@ -181,16 +180,16 @@ class TritonServer:
         if self.process.returncode is not None:
             return  # reaped while starting: it never loaded a model, so it has no stubs
         pgid = self.process.pid
-        _signal_group(pgid, signal.SIGTERM)
+        signal_group(pgid, signal.SIGTERM)
         deadline = time.monotonic() + STOP_GRACE_SECONDS
         try:
-            while not _exited(pgid) and time.monotonic() < deadline:
+            while not exited(pgid) and time.monotonic() < deadline:
                 time.sleep(0.05)
         except KeyboardInterrupt:
             pass
         finally:
             regions = _stub_regions(pgid)
-            _signal_group(pgid, signal.SIGKILL)  # python stubs, or a server that hung
+            signal_group(pgid, signal.SIGKILL)  # python stubs, or a server that hung
             self.process.wait()
             for region in regions:  # a killed server leaves its stubs' shared memory behind
                 with suppress(OSError):
@@ -222,40 +221,3 @@ def _stub_regions(pgid: int) -> list[str]:
             continue
         found += [a.decode() for a in args if a.startswith(STUB_REGION_PREFIX.encode())]
     return found
-
-
-def _exited(pid: int) -> bool:
-    """Whether the child has exited, without reaping it (WNOWAIT)."""
-    try:
-        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
-    except ChildProcessError:
-        return True
-
-
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    with suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM or SIGHUP, raised in the main thread so every `finally` runs (the server stops)."""
-
-
-@contextmanager
-def stop_on_signals() -> Iterator[None]:
-    """Turn SIGTERM and SIGHUP into an exception for the duration (Ctrl-C already is one)."""
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        raise Terminated(signal.Signals(signum).name)
-
-    previous: dict[signal.Signals, object] = {}
-    try:
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            previous[sig] = signal.signal(sig, handler)
-    except ValueError:  # not the main thread: leave signals alone
-        pass
-    try:
-        yield
-    finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)  # type: ignore[arg-type]

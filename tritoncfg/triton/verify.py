@@ -18,11 +18,12 @@ from tritoncfg.checks import LintOptions
 from tritoncfg.checks.core.context import TritonMode
 from tritoncfg.checks.core.engine import report_order
 from tritoncfg.diagnostics import Diagnostic
+from tritoncfg.processes.supervise import stop_on_signals
 from tritoncfg.record import record
 from tritoncfg.triton.load import DEFAULT_LOAD_TIMEOUT, LoadOutcome, load_model, unload_model
 from tritoncfg.triton.locate import locate_server
 from tritoncfg.triton.mirror import PathMap, mirror_repository
-from tritoncfg.triton.process import ServerOptions, TritonServer, stop_on_signals
+from tritoncfg.triton.process import ServerOptions, TritonServer
 from tritoncfg.triton.verdict import (
     Context,
     ModelVerdict,

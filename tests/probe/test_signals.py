@@ -1,0 +1,74 @@
+"""`probe` sent SIGTERM, SIGHUP or SIGINT forwards it to its runtime workers' process groups,
+reaps them and exits 128 + the signal: no worker is left running (reparented to PID 1)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("onnxruntime")
+
+from probe.probekit import reshape_repository
+from prockit import command_line, descendants, running
+
+BOUND = 60.0  # seconds for probe to start its workers, and for everything to be gone after
+
+
+@pytest.fixture(scope="module")
+def twins(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return reshape_repository(tmp_path_factory.mktemp("signals") / "repo")
+
+
+def _workers(probe: subprocess.Popen[str], count: int) -> dict[int, str]:
+    """Probe's processes once `count` runtime workers (spawned interpreters) are running."""
+    deadline = time.monotonic() + BOUND
+    while time.monotonic() < deadline:
+        found = {pid: command_line(pid) for pid in descendants(probe.pid)}
+        if sum("spawn_main" in line for line in found.values()) >= count:
+            return found
+        assert probe.poll() is None, probe.communicate()
+        time.sleep(0.05)
+    raise AssertionError("probe's workers did not start")
+
+
+CASES = {  # the signal, the models probed, --jobs
+    "SIGTERM": (signal.SIGTERM, "healthy", 1),
+    "SIGHUP with two jobs": (signal.SIGHUP, "", 2),
+    "SIGINT": (signal.SIGINT, "healthy", 1),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES), ids=list(CASES))
+def test_a_stopped_probe_leaves_no_worker_running(twins: Path, case: str) -> None:
+    sig, model, jobs = CASES[case]
+    command = [sys.executable, "-m", "tritoncfg", "probe", str(twins / model), "-f", "json"]
+    command += ["--runs", "100000000", "--jobs", str(jobs)]  # each point runs for hours
+    probe = subprocess.Popen(
+        command, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, "NO_COLOR": "1"}, start_new_session=True,
+    )  # fmt: skip
+    started = _workers(probe, jobs)
+    time.sleep(0.5)  # the workers are running points now, not starting
+
+    try:
+        os.kill(probe.pid, sig)  # probe alone, as `kill` or a CI runner's timeout would
+        _, err = probe.communicate(timeout=BOUND)
+        deadline = time.monotonic() + 10
+        while any(map(running, started)) and time.monotonic() < deadline:
+            time.sleep(0.05)  # (multiprocessing's resource tracker ends once probe has)
+        left = [cmd for pid, cmd in started.items() if running(pid)]
+    finally:
+        for pid, line in started.items():  # a failing run's leftovers, not left for hours
+            if running(pid) and command_line(pid) == line:  # (not a pid reused since)
+                os.kill(pid, signal.SIGKILL)
+
+    assert left == []
+    assert probe.returncode == 128 + sig
+    assert err.endswith(f"tritoncfg: probe stopped by {sig.name}; its workers were stopped\n")
+    assert "Traceback" not in err, err
