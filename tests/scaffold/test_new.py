@@ -172,15 +172,18 @@ def test_another_model_keeps_edited_project_files(tmp_path: Path) -> None:
     [
         ("../evil", "path separator"),
         ("a/b", "path separator"),
-        ("..", "not a valid model name"),
-        (".hidden", "not a valid model name"),
-        ("has space", "not a valid model name"),
+        ("..", "'..' is not a folder of its own"),
+        (".hidden", "starts with '.': the folder would be hidden"),
+        ("has space", "contains ' ': use letters"),
+        ("a*b?", "contains '*', '?'"),
+        ("", "empty model name"),
     ],
 )
 def test_bad_names_exit_2_and_write_nothing(tmp_path: Path, name: str, why: str) -> None:
     done = new(tmp_path / "d", "-m", name)
     assert done.returncode == 2
     assert why in done.stderr and "Traceback" not in done.stderr
+    assert ("hidden" in done.stderr) == (name == ".hidden")  # that reason only where it holds
     assert not (tmp_path / "d").exists()
 
 
@@ -356,3 +359,35 @@ def test_next_says_what_to_do_after_new(tmp_path: Path) -> None:
     python = new(root, "--model", "pre", "--template", "python")  # model.py is written
     assert _next(python) == [f"tritoncfg lint {repository}"]
     assert run("lint", str(repository)).returncode == 0  # the hint runs
+
+
+def test_a_tensor_given_twice_is_refused(tmp_path: Path) -> None:
+    twice = ("--input", "a:FP32:4", "--input", "a:FP32:4")
+    done = new(tmp_path / "d", "-m", "m", *twice)
+    assert done.returncode == 2, done.stdout
+    assert "--input 'a' is given twice" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "d").exists()
+    outputs = new(tmp_path / "d", "-m", "m", "--output", "y:FP32:4", "--output", "y:FP16:2")
+    assert outputs.returncode == 2 and "--output 'y' is given twice" in outputs.stderr
+    # one name as an input and as an output is a valid config
+    same = new(tmp_path / "d", "-m", "m", "--input", "a:FP32:4", "--output", "a:FP32:4")
+    assert same.returncode == 0, same.stderr
+    assert_clean(tmp_path / "d")
+
+
+def test_force_replaces_the_model_and_keeps_edited_project_files(tmp_path: Path) -> None:
+    root = tmp_path / "demo"
+    assert new(root, "-m", "m").returncode == 0
+    (root / "README.md").write_text("# ours\n")
+    (root / ".gitignore").write_text("*.onnx\nsecrets/\n")
+    forced = new(root, "-m", "m", "-t", "python", "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert forced.stdout.splitlines()[0] == f"replaced {root / REPOSITORY / 'm'}"
+    assert "README" not in forced.stdout and ".gitignore" not in forced.stdout
+    assert (root / "README.md").read_text() == "# ours\n"
+    assert (root / ".gitignore").read_text() == "*.onnx\nsecrets/\n"
+    assert _config(root, "m").backend == "python"
+    # a project file that is gone is still created
+    (root / "README.md").unlink()
+    again = new(root, "-m", "m", "-t", "python", "--force")
+    assert f"created {root / 'README.md'}" in again.stdout

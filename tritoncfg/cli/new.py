@@ -102,7 +102,7 @@ def new_command(
     from tritoncfg.scaffold.project import REPOSITORY, Request, build_plan
     from tritoncfg.scaffold.spec import ScaffoldError, parse_tensor
 
-    asked = not any((model, from_model, template, deploy, inputs, outputs))
+    asked = model is None and not any((from_model, template, deploy, inputs, outputs))
     if asked and sys.stdin.isatty():
         model, template, from_model = _prompt()
     try:

@@ -12,7 +12,7 @@ from tritoncfg.scaffold.deploy import Server, manifests, server_command
 from tritoncfg.scaffold.models import TEMPLATES, ModelFiles, default_tensors, from_template
 from tritoncfg.scaffold.plan import Plan
 from tritoncfg.scaffold.resources import render, tree_files
-from tritoncfg.scaffold.spec import ScaffoldError, TensorSpec, validate_name
+from tritoncfg.scaffold.spec import ScaffoldError, TensorSpec, check_unique, validate_name
 
 REPOSITORY = "model_repository"  # Triton loads every folder of it as a model: models only
 DEPLOY_DIR = "deploy"
@@ -61,9 +61,13 @@ def build_plan(request: Request) -> Plan:
 def _models(request: Request) -> list[ModelFiles]:
     from tritoncfg.scaffold.from_model import from_model_file
 
-    name = request.model or (request.from_model.stem if request.from_model else None)
-    assert name is not None
+    if request.model is not None:
+        name = request.model
+    else:
+        name = request.from_model.stem if request.from_model else ""
     validate_name(name)
+    check_unique(request.inputs, "--input")
+    check_unique(request.outputs, "--output")
     if request.from_model is not None:
         if request.template is not None:
             raise ScaffoldError("give --template or --from-model, not both")
