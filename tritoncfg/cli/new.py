@@ -37,7 +37,12 @@ class ModelControl(StrEnum):
 
 def new_command(
     path: Annotated[
-        Path, typer.Argument(help="The project folder (created when missing).", show_default=False)
+        Path,
+        typer.Argument(
+            help="The project folder (created when missing), or a model repository to add "
+            "--model to.",
+            show_default=False,
+        ),
     ],
     model: Annotated[
         str | None, typer.Option("--model", "-m", help="Add a model of this name.")
@@ -144,9 +149,7 @@ def new_command(
 
 def _next_steps(path: Path, plan: Plan) -> list[str]:
     """What to run or do after `new`: add a model, put its model file in place, lint."""
-    from tritoncfg.scaffold.project import REPOSITORY
-
-    repository = path / REPOSITORY
+    repository = plan.root / plan.repository
     if not any(child.is_dir() for child in repository.iterdir()):
         return [f"tritoncfg new {path} --model NAME --template onnx (or --from-model FILE)"]
     steps = []

@@ -9,6 +9,7 @@ from pathlib import Path
 from tritoncfg import __version__
 from tritoncfg.record import record
 from tritoncfg.scaffold.deploy import Server, manifests, server_command
+from tritoncfg.scaffold.destination import check_repository_request, destination
 from tritoncfg.scaffold.models import TEMPLATES, ModelFiles, default_tensors, from_template
 from tritoncfg.scaffold.plan import Plan
 from tritoncfg.scaffold.resources import render, tree_files
@@ -35,7 +36,11 @@ class Request:
 
 def build_plan(request: Request) -> Plan:
     """Every file of the request, computed (and every input checked) before any is written."""
-    plan = Plan(request.root, REPOSITORY)
+    where = destination(request.root, REPOSITORY)
+    has_model = request.model is not None or request.from_model is not None
+    if not where.project:
+        check_repository_request(request.root, has_model, request.deploy)
+    plan = Plan(request.root, where.repository)
     project = request.root.resolve().name or "models"
     values = {
         "project": project,
@@ -43,9 +48,9 @@ def build_plan(request: Request) -> Plan:
         "version": __version__,
         "server_command": server_command(request.server),
     }
-    for source, target in tree_files("repository"):
+    for source, target in tree_files("repository") if where.project else ():
         plan.project[target] = render(source, **values)
-    if request.model is not None or request.from_model is not None:
+    if has_model:
         plan.models.extend(_models(request))
     elif request.template or request.inputs or request.outputs:
         raise ScaffoldError("--template, --input and --output describe a model: give --model NAME")
