@@ -57,7 +57,11 @@ def test_from_model_names_the_model_after_the_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize("template", TEMPLATES)
 def test_every_template_lints_and_formats_clean(tmp_path: Path, template: str) -> None:
     root = tmp_path / "demo"
-    done = new(root, "--model", "m", "--template", template)
+    target: tuple[str, ...] = ()
+    if template == "bls":  # a bls model calls a model of the repository
+        assert new(root, "--model", "t", "--template", "python").returncode == 0
+        target = ("--target", "t")
+    done = new(root, "--model", "m", "--template", template, *target)
     assert done.returncode == 0, done.stderr
     assert (root / REPOSITORY / "m" / "config.pbtxt").is_file()
     assert_clean(root)
@@ -94,13 +98,15 @@ def test_the_project_folder_stands_for_its_repository(tmp_path: Path) -> None:
 def test_all_templates_together_lint_clean(tmp_path: Path) -> None:
     root = tmp_path / "demo"
     for template in TEMPLATES:
-        assert new(root, "-m", f"m_{template}", "-t", template).returncode == 0
+        target = ("--target", "m_onnx") if template == "bls" else ()
+        assert new(root, "-m", f"m_{template}", "-t", template, *target).returncode == 0
     assert_clean(root)
 
 
 @pytest.mark.parametrize("template", ["python", "bls"])
 def test_python_skeleton_follows_the_python_backend_api(tmp_path: Path, template: str) -> None:
-    new(tmp_path / "d", "-m", "m", "-t", template)
+    new(tmp_path / "d", "-m", "t", "-t", "python")
+    new(tmp_path / "d", "-m", "m", "-t", template, "--target", "t")
     source = (tmp_path / "d" / REPOSITORY / "m" / "1" / "model.py").read_text()
     tree = ast.parse(source)  # parsed, never imported or run
     (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef)]
@@ -110,13 +116,14 @@ def test_python_skeleton_follows_the_python_backend_api(tmp_path: Path, template
     decorators = [ast.unparse(d) for d in methods["auto_complete_config"].decorator_list]
     assert decorators == ["staticmethod"]
     assert "import triton_python_backend_utils as pb_utils" in source
-    # the tensors it declares to auto-complete are the ones config.pbtxt has
+    # the tensors it declares to auto-complete, only when config.pbtxt has none, are the config's
     inputs = next(
         ast.literal_eval(n.value)
         for n in tree.body
-        if isinstance(n, ast.Assign) and ast.unparse(n.targets[0]) == "INPUTS"
+        if isinstance(n, ast.Assign) and ast.unparse(n.targets[0]) == "DEFAULT_INPUTS"
     )
     assert inputs == [{"name": "INPUT0", "data_type": "TYPE_FP32", "dims": [16]}]
+    assert "MAX_BATCH_SIZE" not in source and "set_max_batch_size(" not in source
 
 
 def test_ensemble_template_scaffolds_its_steps(tmp_path: Path) -> None:
@@ -271,6 +278,7 @@ def test_template_and_model_file_exclude_each_other(tmp_path: Path) -> None:
 def test_bls_target_is_a_model_name(tmp_path: Path) -> None:
     done = new(tmp_path / "d", "-m", "m", "-t", "bls", "--target", "../x")
     assert done.returncode == 2 and "--target model name '../x'" in done.stderr
+    assert new(tmp_path / "d", "-m", "classifier", "-t", "python").returncode == 0
     ok = new(tmp_path / "d", "-m", "m", "-t", "bls", "--target", "classifier")
     assert ok.returncode == 0, ok.stderr
     assert (

@@ -71,7 +71,13 @@ def new_command(
     outputs: Annotated[
         list[str] | None, typer.Option("--output", help="A model output NAME:DTYPE:DIMS.")
     ] = None,
-    target: Annotated[str, typer.Option(help="The model a bls model calls.")] = "model",
+    target: Annotated[
+        str | None,
+        typer.Option(
+            help="The model a bls model calls: a model of the repository, whose tensors and "
+            "max_batch_size the bls model takes.",
+        ),
+    ] = None,
     deploy: Annotated[
         Deploy | None,
         typer.Option(help="Add a KServe InferenceService or a Kubernetes Deployment + Service."),

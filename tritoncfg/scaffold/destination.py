@@ -40,7 +40,7 @@ def destination(root: Path, default_repository: str) -> Destination:
     named = project_repository(root)
     if named != root:
         return Destination(_inside(root, named), True)
-    if _models(root) or _named_by_enclosing_project(root):
+    if model_names(root) or _named_by_enclosing_project(root):
         return Destination(".", False)
     return Destination(default_repository, True)
 
@@ -49,7 +49,7 @@ def check_repository_request(root: Path, has_model: bool, deploy: str | None) ->
     """In a model repository `new` adds models only: refuse what would put other folders there."""
     if has_model and deploy is None:
         return
-    models = _models(root)
+    models = model_names(root)
     shown = ", ".join(models[:_SHOWN]) + (", ..." if len(models) > _SHOWN else "")
     what = f"(models: {shown})" if models else "(its project's settings name it)"
     unwanted = "deploy/" if has_model else "a project (.github/, tritoncfg.toml, model_repository/)"
@@ -60,10 +60,12 @@ def check_repository_request(root: Path, has_model: bool, deploy: str | None) ->
     )
 
 
-def _models(root: Path) -> list[str]:
+def model_names(root: Path) -> list[str]:
     """The folders of `root` that are models (a config or a version folder), by name."""
     from tritoncfg.repository.discover import is_model_dir
 
+    if not root.is_dir():
+        return []
     return sorted(c.name for c in root.iterdir() if not c.is_symlink() and is_model_dir(c))
 
 
@@ -89,4 +91,4 @@ def _named_by_enclosing_project(root: Path) -> bool:
     return project_repository(found.parent).resolve() == root.resolve()
 
 
-__all__ = ["Destination", "check_repository_request", "destination"]
+__all__ = ["Destination", "check_repository_request", "destination", "model_names"]

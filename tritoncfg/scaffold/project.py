@@ -28,7 +28,7 @@ class Request:
     from_model: Path | None = None
     inputs: list[TensorSpec] = field(default_factory=list)
     outputs: list[TensorSpec] = field(default_factory=list)
-    target: str = "model"  # the model a BLS model calls
+    target: str | None = None  # the model a BLS model calls
     deploy: str | None = None
     storage_uri: str = ""
     server: Server = field(default_factory=lambda: Server(f"/models/{REPOSITORY}"))
@@ -51,7 +51,7 @@ def build_plan(request: Request) -> Plan:
     for source, target in tree_files("repository") if where.project else ():
         plan.project[target] = render(source, **values)
     if has_model:
-        plan.models.extend(_models(request))
+        plan.models.extend(_models(request, request.root / where.repository))
     elif request.template or request.inputs or request.outputs:
         raise ScaffoldError("--template, --input and --output describe a model: give --model NAME")
     if request.deploy is not None:
@@ -63,7 +63,7 @@ def build_plan(request: Request) -> Plan:
     return plan
 
 
-def _models(request: Request) -> list[ModelFiles]:
+def _models(request: Request, repository: Path) -> list[ModelFiles]:
     from tritoncfg.scaffold.from_model import from_model_file
 
     if request.model is not None:
@@ -82,14 +82,23 @@ def _models(request: Request) -> list[ModelFiles]:
         raise ScaffoldError(f"unknown template {template!r} (one of {', '.join(TEMPLATES)})")
     inputs, outputs = default_tensors(template)
     if template == "bls":
-        validate_name(request.target, "--target model name")
-    return from_template(
-        template,
-        name,
-        request.inputs or inputs,
-        request.outputs or outputs,
-        target=request.target,
-    )
+        return _bls(request, name, repository)
+    return from_template(template, name, request.inputs or inputs, request.outputs or outputs)
+
+
+def _bls(request: Request, name: str, repository: Path) -> list[ModelFiles]:
+    """A bls model forwards each request to its target: the target's tensors and batch size."""
+    from tritoncfg.scaffold.target import target_config, target_tensors
+
+    if request.inputs or request.outputs:
+        raise ScaffoldError(
+            "a bls model forwards the tensors of its --target: they come from the target's "
+            "config, not from --input / --output"
+        )
+    config = target_config(repository, request.target, name)
+    inputs, outputs = target_tensors(config)
+    target = request.target or ""  # target_config refuses None
+    return from_template("bls", name, inputs, outputs, target, config.max_batch_size)
 
 
 def deploy_name(project: str) -> str:
