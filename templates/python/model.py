@@ -2,6 +2,8 @@
 
 Triton's python backend runs this file; it provides `triton_python_backend_utils`. The skeleton
 passes each input through to the output of the same position: replace `compute` with the model.
+config.pbtxt is the one source of the tensors and max_batch_size: this file reads them from the
+config Triton hands over, so editing them there needs no edit here.
 """
 
 import json
@@ -9,47 +11,36 @@ import json
 import numpy as np
 import triton_python_backend_utils as pb_utils
 
-# The tensors config.pbtxt declares; auto_complete_config states them again for Triton's
-# auto-complete, which fills an entry in place and rejects a conflicting one.
-INPUTS = $inputs
-OUTPUTS = $outputs
-MAX_BATCH_SIZE = $max_batch_size
+# The tensors auto_complete_config declares only when config.pbtxt declares none (Triton also
+# loads a python model that has no config.pbtxt); where the config has them, they are the ones.
+DEFAULT_INPUTS = $inputs
+DEFAULT_OUTPUTS = $outputs
 
 
 class TritonPythonModel:
-    @staticmethod
-    def auto_complete_config(auto_complete_model_config):
-        """Called once at load, before initialize (unless --disable-auto-complete-config)."""
-        for tensor in INPUTS:
-            auto_complete_model_config.add_input(tensor)
-        for tensor in OUTPUTS:
-            auto_complete_model_config.add_output(tensor)
-        if MAX_BATCH_SIZE > 0:
-            auto_complete_model_config.set_max_batch_size(MAX_BATCH_SIZE)
-            auto_complete_model_config.set_dynamic_batching()
-        return auto_complete_model_config
+$auto_complete_config
 
     def initialize(self, args):
         """Called once per instance; `args` values are strings (model_config is JSON)."""
         self.model_config = config = json.loads(args["model_config"])
-        self.output_dtypes = []
-        for tensor in OUTPUTS:
-            output = pb_utils.get_output_config_by_name(config, tensor["name"])
-            dtype = pb_utils.triton_string_to_numpy(output["data_type"])
-            self.output_dtypes.append(dtype)
+        self.input_names = [tensor["name"] for tensor in config["input"]]
+        self.outputs = [
+            (tensor["name"], pb_utils.triton_string_to_numpy(tensor["data_type"]))
+            for tensor in config["output"]
+        ]
 
     def execute(self, requests):
         """One response per request, in order (dynamic batching hands over several at once)."""
         responses = []
         for request in requests:
             arrays = [
-                pb_utils.get_input_tensor_by_name(request, tensor["name"]).as_numpy()
-                for tensor in INPUTS
+                pb_utils.get_input_tensor_by_name(request, name).as_numpy()
+                for name in self.input_names
             ]
             results = self.compute(arrays)
             outputs = [
-                pb_utils.Tensor(tensor["name"], np.asarray(result).astype(dtype))
-                for tensor, result, dtype in zip(OUTPUTS, results, self.output_dtypes)
+                pb_utils.Tensor(name, np.asarray(result).astype(dtype))
+                for (name, dtype), result in zip(self.outputs, results)
             ]
             responses.append(pb_utils.InferenceResponse(output_tensors=outputs))
         return responses

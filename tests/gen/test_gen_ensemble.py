@@ -149,6 +149,19 @@ def test_usage_errors(tmp_path: Path) -> None:
     missing = run("gen", "ensemble", "e", "--step", "nope", "--repository", str(repo))
     assert missing.returncode == 2 and "no such file" in missing.stderr
     bad = run("gen", "ensemble", "../e", "--step", "a", "--repository", str(repo))
-    assert bad.returncode == 2 and "invalid ensemble name" in bad.stderr
+    assert bad.returncode == 2 and "ensemble name '../e' contains a path separator" in bad.stderr
     wrong = run("gen", "ensemble", "e", "--step", "a", "--map", "a.Z=T", "--repository", str(repo))
     assert wrong.returncode == 2 and "--map names no step input: a.Z" in wrong.stderr
+
+
+def test_ensemble_names_follow_the_rule_new_applies(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    step_model(repo, "a", [("X", ["b", 4])], [("Y", ["b", 4])])
+    for name, why in (("has space", "contains ' '"), (".e", "starts with '.'"), ("", "empty")):
+        done = run("gen", "ensemble", name, "--step", "a", "--repository", str(repo))
+        assert done.returncode == 2, (name, done.stdout)
+        assert f"ensemble name {why}" in done.stderr or why in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr
+        refused = run("new", str(tmp_path / "p"), "-m", name)
+        assert refused.returncode == 2 and why in refused.stderr  # the same rule, the same words
+    assert sorted(p.name for p in repo.iterdir()) == ["a"]

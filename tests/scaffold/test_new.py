@@ -57,7 +57,11 @@ def test_from_model_names_the_model_after_the_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize("template", TEMPLATES)
 def test_every_template_lints_and_formats_clean(tmp_path: Path, template: str) -> None:
     root = tmp_path / "demo"
-    done = new(root, "--model", "m", "--template", template)
+    target: tuple[str, ...] = ()
+    if template == "bls":  # a bls model calls a model of the repository
+        assert new(root, "--model", "t", "--template", "python").returncode == 0
+        target = ("--target", "t")
+    done = new(root, "--model", "m", "--template", template, *target)
     assert done.returncode == 0, done.stderr
     assert (root / REPOSITORY / "m" / "config.pbtxt").is_file()
     assert_clean(root)
@@ -94,13 +98,15 @@ def test_the_project_folder_stands_for_its_repository(tmp_path: Path) -> None:
 def test_all_templates_together_lint_clean(tmp_path: Path) -> None:
     root = tmp_path / "demo"
     for template in TEMPLATES:
-        assert new(root, "-m", f"m_{template}", "-t", template).returncode == 0
+        target = ("--target", "m_onnx") if template == "bls" else ()
+        assert new(root, "-m", f"m_{template}", "-t", template, *target).returncode == 0
     assert_clean(root)
 
 
 @pytest.mark.parametrize("template", ["python", "bls"])
 def test_python_skeleton_follows_the_python_backend_api(tmp_path: Path, template: str) -> None:
-    new(tmp_path / "d", "-m", "m", "-t", template)
+    new(tmp_path / "d", "-m", "t", "-t", "python")
+    new(tmp_path / "d", "-m", "m", "-t", template, "--target", "t")
     source = (tmp_path / "d" / REPOSITORY / "m" / "1" / "model.py").read_text()
     tree = ast.parse(source)  # parsed, never imported or run
     (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef)]
@@ -110,13 +116,14 @@ def test_python_skeleton_follows_the_python_backend_api(tmp_path: Path, template
     decorators = [ast.unparse(d) for d in methods["auto_complete_config"].decorator_list]
     assert decorators == ["staticmethod"]
     assert "import triton_python_backend_utils as pb_utils" in source
-    # the tensors it declares to auto-complete are the ones config.pbtxt has
+    # the tensors it declares to auto-complete, only when config.pbtxt has none, are the config's
     inputs = next(
         ast.literal_eval(n.value)
         for n in tree.body
-        if isinstance(n, ast.Assign) and ast.unparse(n.targets[0]) == "INPUTS"
+        if isinstance(n, ast.Assign) and ast.unparse(n.targets[0]) == "DEFAULT_INPUTS"
     )
     assert inputs == [{"name": "INPUT0", "data_type": "TYPE_FP32", "dims": [16]}]
+    assert "MAX_BATCH_SIZE" not in source and "set_max_batch_size(" not in source
 
 
 def test_ensemble_template_scaffolds_its_steps(tmp_path: Path) -> None:
@@ -172,15 +179,18 @@ def test_another_model_keeps_edited_project_files(tmp_path: Path) -> None:
     [
         ("../evil", "path separator"),
         ("a/b", "path separator"),
-        ("..", "not a valid model name"),
-        (".hidden", "not a valid model name"),
-        ("has space", "not a valid model name"),
+        ("..", "'..' is not a folder of its own"),
+        (".hidden", "starts with '.': the folder would be hidden"),
+        ("has space", "contains ' ': use letters"),
+        ("a*b?", "contains '*', '?'"),
+        ("", "empty model name"),
     ],
 )
 def test_bad_names_exit_2_and_write_nothing(tmp_path: Path, name: str, why: str) -> None:
     done = new(tmp_path / "d", "-m", name)
     assert done.returncode == 2
     assert why in done.stderr and "Traceback" not in done.stderr
+    assert ("hidden" in done.stderr) == (name == ".hidden")  # that reason only where it holds
     assert not (tmp_path / "d").exists()
 
 
@@ -268,6 +278,7 @@ def test_template_and_model_file_exclude_each_other(tmp_path: Path) -> None:
 def test_bls_target_is_a_model_name(tmp_path: Path) -> None:
     done = new(tmp_path / "d", "-m", "m", "-t", "bls", "--target", "../x")
     assert done.returncode == 2 and "--target model name '../x'" in done.stderr
+    assert new(tmp_path / "d", "-m", "classifier", "-t", "python").returncode == 0
     ok = new(tmp_path / "d", "-m", "m", "-t", "bls", "--target", "classifier")
     assert ok.returncode == 0, ok.stderr
     assert (
@@ -356,3 +367,35 @@ def test_next_says_what_to_do_after_new(tmp_path: Path) -> None:
     python = new(root, "--model", "pre", "--template", "python")  # model.py is written
     assert _next(python) == [f"tritoncfg lint {repository}"]
     assert run("lint", str(repository)).returncode == 0  # the hint runs
+
+
+def test_a_tensor_given_twice_is_refused(tmp_path: Path) -> None:
+    twice = ("--input", "a:FP32:4", "--input", "a:FP32:4")
+    done = new(tmp_path / "d", "-m", "m", *twice)
+    assert done.returncode == 2, done.stdout
+    assert "--input 'a' is given twice" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "d").exists()
+    outputs = new(tmp_path / "d", "-m", "m", "--output", "y:FP32:4", "--output", "y:FP16:2")
+    assert outputs.returncode == 2 and "--output 'y' is given twice" in outputs.stderr
+    # one name as an input and as an output is a valid config
+    same = new(tmp_path / "d", "-m", "m", "--input", "a:FP32:4", "--output", "a:FP32:4")
+    assert same.returncode == 0, same.stderr
+    assert_clean(tmp_path / "d")
+
+
+def test_force_replaces_the_model_and_keeps_edited_project_files(tmp_path: Path) -> None:
+    root = tmp_path / "demo"
+    assert new(root, "-m", "m").returncode == 0
+    (root / "README.md").write_text("# ours\n")
+    (root / ".gitignore").write_text("*.onnx\nsecrets/\n")
+    forced = new(root, "-m", "m", "-t", "python", "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert forced.stdout.splitlines()[0] == f"replaced {root / REPOSITORY / 'm'}"
+    assert "README" not in forced.stdout and ".gitignore" not in forced.stdout
+    assert (root / "README.md").read_text() == "# ours\n"
+    assert (root / ".gitignore").read_text() == "*.onnx\nsecrets/\n"
+    assert _config(root, "m").backend == "python"
+    # a project file that is gone is still created
+    (root / "README.md").unlink()
+    again = new(root, "-m", "m", "-t", "python", "--force")
+    assert f"created {root / 'README.md'}" in again.stdout

@@ -118,7 +118,8 @@ def test_new_and_lint_from_a_non_editable_install(wheel: Path, tmp_path: Path) -
     done = tritoncfg("new", "demo", "--model", "clf", "--from-model", str(source))
     assert done.returncode == 0, done.stderr
     for template in ("python", "ensemble", "bls"):
-        added = tritoncfg("new", "demo", "-m", template, "-t", template)
+        target = ("--target", "clf") if template == "bls" else ()
+        added = tritoncfg("new", "demo", "-m", template, "-t", template, *target)
         assert added.returncode == 0, added.stderr
     assert (work / "demo" / ".github" / "workflows" / "tritoncfg.yml").is_file()
     linted = tritoncfg("lint", "demo/model_repository")

@@ -38,7 +38,12 @@ class ModelControl(StrEnum):
 
 def new_command(
     path: Annotated[
-        Path, typer.Argument(help="The project folder (created when missing).", show_default=False)
+        Path,
+        typer.Argument(
+            help="The project folder (created when missing), or a model repository to add "
+            "--model to.",
+            show_default=False,
+        ),
     ],
     model: Annotated[
         str | None, typer.Option("--model", "-m", help="Add a model of this name.")
@@ -67,7 +72,13 @@ def new_command(
     outputs: Annotated[
         list[str] | None, typer.Option("--output", help="A model output NAME:DTYPE:DIMS.")
     ] = None,
-    target: Annotated[str, typer.Option(help="The model a bls model calls.")] = "model",
+    target: Annotated[
+        str | None,
+        typer.Option(
+            help="The model a bls model calls: a model of the repository, whose tensors and "
+            "max_batch_size the bls model takes.",
+        ),
+    ] = None,
     deploy: Annotated[
         Deploy | None,
         typer.Option(help="Add a KServe InferenceService or a Kubernetes Deployment + Service."),
@@ -124,7 +135,7 @@ def new_command(
         "--cpu": cpu, "--memory": memory,
     }  # fmt: skip
     _refuse_unused(deploy, model_control, poll_secs, deployment)
-    asked = not any((model, from_model, template, deploy, inputs, outputs))
+    asked = model is None and not any((from_model, template, deploy, inputs, outputs))
     if asked and sys.stdin.isatty():
         model, template, from_model = _prompt()
     try:
@@ -188,9 +199,7 @@ def _refuse_unused(
 
 def _next_steps(path: Path, plan: Plan) -> list[str]:
     """What to run or do after `new`: add a model, put its model file in place, lint."""
-    from tritoncfg.scaffold.project import REPOSITORY
-
-    repository = path / REPOSITORY
+    repository = plan.root / plan.repository
     if not any(child.is_dir() for child in repository.iterdir()):
         return [f"tritoncfg new {path} --model NAME --template onnx (or --from-model FILE)"]
     steps = []

@@ -174,10 +174,12 @@ def generate(
 ) -> Change:
     from tritoncfg.complete.merge import render_message
     from tritoncfg.confined import PathRefused, check_input, confine, read_regular
+    from tritoncfg.repository.names import model_name_problem
     from tritoncfg.text import parse
 
-    if not name or "/" in name or "\\" in name or name in (".", "..") or name.startswith("."):
-        raise GenUsageError(f"invalid ensemble name {name!r}")
+    problem = model_name_problem(name, "ensemble name")  # the rule `new` applies to a model
+    if problem is not None:
+        raise GenUsageError(problem)
     try:  # a name too long for the file system; a folder of that name linked out of the root
         check_input(repository / name)
         confine(repository / name / "config.pbtxt", repository)

@@ -57,6 +57,11 @@ def _looks_like_model_dir(listing: Listing) -> bool:
     return bool(dirs) and bool(scan_versions(dirs).numbers)
 
 
+def is_model_dir(path: Path) -> bool:
+    """Whether discovery takes the folder `path` for a model, not for a repository."""
+    return path.is_dir() and _looks_like_model_dir(list_dir(path, path.resolve()))
+
+
 def _file_target(path: Path) -> _Target:
     if path.name == CONFIG_FILENAME:
         model_dir = path.parent

@@ -8,7 +8,7 @@ from dataclasses import field
 from pathlib import Path
 
 from tritoncfg.record import record
-from tritoncfg.scaffold.resources import render
+from tritoncfg.scaffold.resources import read_template, render
 from tritoncfg.scaffold.spec import ScaffoldError, TensorSpec
 from tritoncfg.schema import ModelConfig, ModelInput, ModelOutput
 
@@ -63,13 +63,18 @@ def config_text(config: ModelConfig) -> str:
 
 
 def tensor_config(
-    name: str, backend: str, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec]
+    name: str,
+    backend: str,
+    inputs: Sequence[TensorSpec],
+    outputs: Sequence[TensorSpec],
+    max_batch_size: int = MAX_BATCH_SIZE,
 ) -> ModelConfig:
-    config = ModelConfig(name=name, backend=backend, max_batch_size=MAX_BATCH_SIZE)
+    config = ModelConfig(name=name, backend=backend, max_batch_size=max_batch_size)
     for spec, tensors in ((inputs, config.input), (outputs, config.output)):
         for tensor in spec:
             tensors.add(name=tensor.name, data_type=tensor.data_type, dims=list(tensor.dims))
-    config.dynamic_batching.SetInParent()
+    if max_batch_size > 0:
+        config.dynamic_batching.SetInParent()
     return config
 
 
@@ -79,11 +84,12 @@ def from_template(
     inputs: Sequence[TensorSpec],
     outputs: Sequence[TensorSpec],
     target: str = "model",
+    max_batch_size: int = MAX_BATCH_SIZE,
 ) -> list[ModelFiles]:
     """The model folders a template makes (an ensemble makes its two steps too)."""
     if template == "ensemble":
         return ensemble(name, inputs, outputs)
-    config = tensor_config(name, BACKENDS[template], inputs, outputs)
+    config = tensor_config(name, BACKENDS[template], inputs, outputs, max_batch_size)
     if template == "tensorrt":
         add_warmup(config)
     model = ModelFiles(name, {"config.pbtxt": config_text(config)})
@@ -94,7 +100,7 @@ def from_template(
             target=target,
             inputs=_py_tensors(config.input),
             outputs=_py_tensors(config.output),
-            max_batch_size=config.max_batch_size,
+            auto_complete_config=read_template("python/auto_complete_config.txt").rstrip("\n"),
         )
     else:
         model.files[f"1/{KEEP}"] = ""
@@ -146,7 +152,8 @@ def add_warmup(config: ModelConfig) -> None:
 
 
 def _py_tensors(tensors: Sequence[ModelInput] | Sequence[ModelOutput]) -> str:
-    """The tensors as the Python literal model.py's auto_complete_config passes to add_input."""
+    """The tensors as the Python literal model.py's auto_complete_config passes to add_input
+    when config.pbtxt declares none."""
     from tritoncfg.schema import DataType
 
     items = [

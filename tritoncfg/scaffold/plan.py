@@ -1,9 +1,9 @@
 """Everything `new` writes, checked before the first write, then written atomically.
 
-Project files (README, .gitignore, ...) are created when missing and kept when present; a model
-folder or a manifest that exists is a conflict, and a conflict stops `new` before it writes
-anything, unless `force`. A model folder is built in the project folder and renamed into its
-place, so it appears (or replaces the old one) whole.
+Project files (README, .gitignore, ...) are created when missing and kept when present, even
+with `force`; a model folder or a manifest that exists is a conflict, and a conflict stops `new`
+before it writes anything, unless `force`. A model folder is built in the project folder and
+renamed into its place, so it appears (or replaces the old one) whole.
 """
 
 from __future__ import annotations
@@ -71,7 +71,9 @@ class Plan:
             )
         done: list[str] = []
         (self.root / self.repository).mkdir(parents=True, exist_ok=True)
-        for files, replace in ((self.project, force), (self.owned, True)):
+        # project files are never replaced, not even with force: force replaces what was asked
+        # for (models, manifests), and the README or .gitignore is the user's to edit
+        for files, replace in ((self.project, False), (self.owned, True)):
             for relpath, text in files.items():
                 path = self.root / relpath
                 if path.exists() and (not replace or _read(path) == text):

@@ -9,11 +9,12 @@ from pathlib import Path
 from tritoncfg import __version__
 from tritoncfg.record import record
 from tritoncfg.scaffold.deploy import has_python_models, manifests
+from tritoncfg.scaffold.destination import check_repository_request, destination
 from tritoncfg.scaffold.models import TEMPLATES, ModelFiles, default_tensors, from_template
 from tritoncfg.scaffold.plan import Plan
 from tritoncfg.scaffold.resources import render, tree_files
 from tritoncfg.scaffold.server import Server, server_command
-from tritoncfg.scaffold.spec import ScaffoldError, TensorSpec, validate_name
+from tritoncfg.scaffold.spec import ScaffoldError, TensorSpec, check_unique, validate_name
 
 REPOSITORY = "model_repository"  # Triton loads every folder of it as a model: models only
 DEPLOY_DIR = "deploy"
@@ -29,7 +30,7 @@ class Request:
     from_model: Path | None = None
     inputs: list[TensorSpec] = field(default_factory=list)
     outputs: list[TensorSpec] = field(default_factory=list)
-    target: str = "model"  # the model a BLS model calls
+    target: str | None = None  # the model a BLS model calls
     deploy: str | None = None
     storage_uri: str = ""
     server: Server = field(default_factory=lambda: Server(f"/models/{REPOSITORY}"))
@@ -37,7 +38,11 @@ class Request:
 
 def build_plan(request: Request) -> Plan:
     """Every file of the request, computed (and every input checked) before any is written."""
-    plan = Plan(request.root, REPOSITORY)
+    where = destination(request.root, REPOSITORY)
+    has_model = request.model is not None or request.from_model is not None
+    if not where.project:
+        check_repository_request(request.root, has_model, request.deploy)
+    plan = Plan(request.root, where.repository)
     project = request.root.resolve().name or "models"
     values = {
         "project": project,
@@ -45,10 +50,10 @@ def build_plan(request: Request) -> Plan:
         "version": __version__,
         "server_command": server_command(request.server),
     }
-    for source, target in tree_files("repository"):
+    for source, target in tree_files("repository") if where.project else ():
         plan.project[target] = render(source, **values)
-    if request.model is not None or request.from_model is not None:
-        plan.models.extend(_models(request))
+    if has_model:
+        plan.models.extend(_models(request, request.root / where.repository))
     elif request.template or request.inputs or request.outputs:
         raise ScaffoldError("--template, --input and --output describe a model: give --model NAME")
     if request.deploy is not None:
@@ -61,12 +66,16 @@ def build_plan(request: Request) -> Plan:
     return plan
 
 
-def _models(request: Request) -> list[ModelFiles]:
+def _models(request: Request, repository: Path) -> list[ModelFiles]:
     from tritoncfg.scaffold.from_model import from_model_file
 
-    name = request.model or (request.from_model.stem if request.from_model else None)
-    assert name is not None
+    if request.model is not None:
+        name = request.model
+    else:
+        name = request.from_model.stem if request.from_model else ""
     validate_name(name)
+    check_unique(request.inputs, "--input")
+    check_unique(request.outputs, "--output")
     if request.from_model is not None:
         if request.template is not None:
             raise ScaffoldError("give --template or --from-model, not both")
@@ -76,14 +85,23 @@ def _models(request: Request) -> list[ModelFiles]:
         raise ScaffoldError(f"unknown template {template!r} (one of {', '.join(TEMPLATES)})")
     inputs, outputs = default_tensors(template)
     if template == "bls":
-        validate_name(request.target, "--target model name")
-    return from_template(
-        template,
-        name,
-        request.inputs or inputs,
-        request.outputs or outputs,
-        target=request.target,
-    )
+        return _bls(request, name, repository)
+    return from_template(template, name, request.inputs or inputs, request.outputs or outputs)
+
+
+def _bls(request: Request, name: str, repository: Path) -> list[ModelFiles]:
+    """A bls model forwards each request to its target: the target's tensors and batch size."""
+    from tritoncfg.scaffold.target import target_config, target_tensors
+
+    if request.inputs or request.outputs:
+        raise ScaffoldError(
+            "a bls model forwards the tensors of its --target: they come from the target's "
+            "config, not from --input / --output"
+        )
+    config = target_config(repository, request.target, name)
+    inputs, outputs = target_tensors(config)
+    target = request.target or ""  # target_config refuses None
+    return from_template("bls", name, inputs, outputs, target, config.max_batch_size)
 
 
 def deploy_name(project: str) -> str:

@@ -5,14 +5,10 @@ from __future__ import annotations
 import re
 
 from tritoncfg.record import record
+from tritoncfg.repository.names import NAME_MAX, model_name_problem
 from tritoncfg.schema import DataType
 
-# A model name is a directory of the repository and a path segment of /v2/models/<name>: letters,
-# digits, '_', '-', '.'; a leading '.' would be a hidden directory, which Triton still polls as a
-# model, and "." / ".." are not directories of their own.
-_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 _TENSOR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:/-]*")
-NAME_MAX = 255  # bytes in one path component (Linux, macOS and Windows file systems alike)
 DATA_TYPES = tuple(n for n in DataType.keys() if n != "TYPE_INVALID")  # noqa: SIM118 (an enum wrapper)
 
 
@@ -21,20 +17,9 @@ class ScaffoldError(Exception):
 
 
 def validate_name(name: str, what: str = "model name") -> str:
-    if not name:
-        raise ScaffoldError(f"empty {what}")
-    if "/" in name or "\\" in name:
-        raise ScaffoldError(f"{what} {name!r} contains a path separator; give a plain name")
-    if len(name.encode("utf-8")) > NAME_MAX:
-        raise ScaffoldError(
-            f"{what} {name[:24]!r}... is {len(name.encode('utf-8'))} bytes long; it names a "
-            f"folder, and a file name is at most {NAME_MAX} bytes"
-        )
-    if name in {".", ".."} or not _NAME.fullmatch(name):
-        raise ScaffoldError(
-            f"{what} {name!r} is not a valid model name: use letters, digits, '_', '-' and '.', "
-            "not starting with '.' (Triton would poll a hidden directory as a model)"
-        )
+    problem = model_name_problem(name, what)
+    if problem is not None:
+        raise ScaffoldError(problem)
     return name
 
 
@@ -67,4 +52,25 @@ def parse_tensor(text: str) -> TensorSpec:
     return TensorSpec(name, data_type, dims)
 
 
-__all__ = ["DATA_TYPES", "NAME_MAX", "ScaffoldError", "TensorSpec", "parse_tensor", "validate_name"]
+def check_unique(tensors: list[TensorSpec], option: str) -> list[TensorSpec]:
+    """Refuse a tensor name given twice to one option: Triton keeps the first of a name and still
+    counts both as required inputs (lint's TC312), so no request could ever be complete."""
+    names = [tensor.name for tensor in tensors]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise ScaffoldError(
+            f"{option} {', '.join(repr(n) for n in twice)} is given twice; a model's tensor "
+            "names are unique"
+        )
+    return tensors
+
+
+__all__ = [
+    "DATA_TYPES",
+    "NAME_MAX",
+    "ScaffoldError",
+    "TensorSpec",
+    "check_unique",
+    "parse_tensor",
+    "validate_name",
+]

@@ -54,6 +54,7 @@ FAMILIES = (
     "repository.platform",
     "practice.serving",
     "backends.python",
+    "backends.python_autocomplete",
     "warmup_and_runtime.rate_limit_resources",
     "sequence_batching.controls",
     "sequence_batching.state",
