@@ -85,6 +85,15 @@ def new_command(
     gpu_limit: Annotated[
         int, typer.Option(help="nvidia.com/gpu per server pod in the manifests.", min=0)
     ] = 1,
+    tritoncfg_spec: Annotated[
+        str | None,
+        typer.Option(
+            help="The tritoncfg the CI workflow and pre-commit hooks install: a version "
+            "(0.1.0), a path (a checkout, wheel or sdist) or a URL (git+https://...); "
+            "default: this tritoncfg's version.",
+            show_default=False,
+        ),
+    ] = None,
     force: Annotated[
         bool, typer.Option("--force", help="Replace models and files that exist.")
     ] = False,
@@ -123,6 +132,7 @@ def new_command(
                 image_tag,
                 gpu_limit,
             ),
+            tritoncfg_spec=tritoncfg_spec,
         )
         plan = build_plan(request)
         done = plan.write(force=force)
