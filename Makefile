@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 EXAMPLE := examples/model_repository
 
-.PHONY: run test lint proto docs bench fuzz clean
+.PHONY: run test lint dist proto docs bench fuzz clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,15 @@ lint: $(VENV)/.stamp-dev
 test: $(VENV)/.stamp-dev lint
 	$(BIN)/python -m pytest
 
+# The sdist and the wheel, checked by twine: what .github/workflows/release.yml builds and
+# publishes on a version tag. BUILD_FLAGS=--no-isolation builds offline with this venv's setuptools.
+DIST ?= dist
+BUILD_FLAGS ?=
+dist: $(VENV)/.stamp-dev
+	rm -rf $(DIST)
+	$(BIN)/python -m build $(BUILD_FLAGS) --outdir $(DIST) .
+	$(BIN)/python -m twine check --strict $(DIST)/*
+
 proto: $(VENV)/.stamp-dev
 	$(BIN)/python tools/gen_proto.py
 
@@ -53,4 +62,4 @@ fuzz: $(VENV)/.stamp-dev
 	$(BIN)/python tools/fuzz.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build $(DIST) *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -100,7 +100,8 @@ def test_new_ensemble_directory_with_the_smallest_max_batch_size(tmp_path: Path)
         "--write",
     )
     assert done.returncode == 0, done.stderr
-    assert (repo / "pipe" / "1").is_dir()
+    # git keeps no empty folder: the version folder holds a .gitkeep, so a clone has it
+    assert [p.name for p in (repo / "pipe" / "1").iterdir()] == [".gitkeep"]
     message = parse((repo / "pipe" / "config.pbtxt").read_text()).message
     assert message.platform == "ensemble" and message.max_batch_size == 4
     assert dict(message.ensemble_scheduling.step[1].input_map) == {"x": "FEATS"}
@@ -165,3 +166,19 @@ def test_ensemble_names_follow_the_rule_new_applies(tmp_path: Path) -> None:
         refused = run("new", str(tmp_path / "p"), "-m", name)
         assert refused.returncode == 2 and why in refused.stderr  # the same rule, the same words
     assert sorted(p.name for p in repo.iterdir()) == ["a"]
+
+
+def test_an_empty_version_folder_gets_its_gitkeep_and_then_nothing_changes(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    step_model(repo, "pre", [("RAW", ["b", 16])], [("FEATS", ["b", 8])])
+    step_model(repo, "clf", [("x", ["b", 8])], [("logits", ["b", 3])])
+    args = ["gen", "ensemble", "pipe", "--step", "pre", "--step", "clf", "--repository", str(repo)]
+    assert run(*args, "--write").returncode == 0
+    (repo / "pipe" / "1" / ".gitkeep").unlink()  # as gen wrote it before: an empty folder
+    shown = run(*args)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.endswith("pipe/1/.gitkeep (0 bytes)\n"), shown.stdout
+    assert run(*args, "--write").returncode == 0
+    assert (repo / "pipe" / "1" / ".gitkeep").read_bytes() == b""
+    again = run(*args, "--write")
+    assert again.returncode == 0 and "already as generated; nothing to change" in again.stderr

@@ -35,3 +35,19 @@ def test_the_worked_example_prints_what_the_page_shows(tmp_path: Path) -> None:
         done = run(*argv[1:], cwd=tmp_path)
         assert done.stdout + done.stderr == expected, argv
     assert (tmp_path / "demo" / "deploy" / "k8s" / "tritonserver.yaml").is_file()
+
+
+def test_the_page_names_every_new_option_and_the_model_files_gitignore_leaves_out() -> None:
+    from tritoncfg.cli.new import new_command
+    from tritoncfg.scaffold.ignore import MODEL_FILES
+
+    page = DOC.read_text()
+    synopsis = page.split("```\n", 2)[1]
+    options = {
+        f"--{name.replace('_', '-')}"
+        for name in new_command.__annotations__
+        if name not in {"path", "inputs", "outputs", "return"}
+    }
+    assert {o for o in options if o not in synopsis} == set()
+    paragraph = page.split("`.gitignore` leaves out model files (", 1)[1].split(")", 1)[0]
+    assert re.findall(r"`([^`]+)`", paragraph) == list(MODEL_FILES)

@@ -300,7 +300,7 @@ def test_onnx_weights_in_external_files_are_copied_too(tmp_path: Path) -> None:
     done = new(tmp_path / "d", "--from-model", str(source))
     assert done.returncode == 0, done.stderr
     version = tmp_path / "d" / REPOSITORY / "big" / "1"
-    assert sorted(p.name for p in version.iterdir()) == ["model.onnx", "weights.bin"]
+    assert sorted(p.name for p in version.iterdir()) == [".gitkeep", "model.onnx", "weights.bin"]
     assert (version / "weights.bin").read_bytes() == (source.parent / "weights.bin").read_bytes()
     assert_clean(tmp_path / "d")
 

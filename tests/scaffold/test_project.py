@@ -1,8 +1,11 @@
 """The project files `new` writes: pre-commit hooks that exist, a workflow that lints with SARIF
-and uploads it, a .gitignore for model binaries, a README."""
+and uploads it, a .gitignore for model files, a README that says where they come from."""
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,22 +25,35 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def test_pre_commit_config_uses_tritoncfg_hooks(project: Path) -> None:
+def test_pre_commit_hooks_are_tritoncfgs_own_installed_as_ci_installs_it(project: Path) -> None:
+    """Local hooks, each as the project's .pre-commit-hooks.yaml declares it, installing the
+    requirement the workflow installs; `pre-commit validate-config` accepts the file."""
     config = yaml.safe_load((project / ".pre-commit-config.yaml").read_text())
-    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    declared = {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
     (repo,) = config["repos"]
-    assert repo["rev"] == f"v{__version__}"
-    used = [h["id"] for h in repo["hooks"]]
-    assert used == ["tritoncfg-lint", "tritoncfg-fmt"]
-    assert set(used) <= {h["id"] for h in hooks}
+    assert repo["repo"] == "local"
+    assert [h["id"] for h in repo["hooks"]] == ["tritoncfg-lint", "tritoncfg-fmt"]
+    for hook in repo["hooks"]:
+        assert hook.pop("additional_dependencies") == [f"tritoncfg=={__version__}"]
+        assert hook.items() <= declared[hook["id"]].items(), hook["id"]
+    checked = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "validate-config", ".pre-commit-config.yaml"],
+        cwd=project, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
 def test_workflow_lints_to_sarif_and_uploads_it(project: Path) -> None:
     workflow = yaml.safe_load((project / ".github" / "workflows" / "tritoncfg.yml").read_text())
     (job,) = workflow["jobs"].values()
-    assert job["permissions"]["security-events"] == "write"
+    # what the SARIF upload needs (github/codeql-action's upload-sarif)
+    assert job["permissions"] == {
+        "contents": "read", "security-events": "write", "actions": "read"
+    }  # fmt: skip
     steps = job["steps"]
     runs = [s.get("run", "") for s in steps]
+    assert f"pip install tritoncfg=={__version__}" in runs  # this tritoncfg by default
+    assert f"tritoncfg fmt --check {REPOSITORY}" in runs
     assert f"tritoncfg lint {REPOSITORY} --format sarif > tritoncfg.sarif" in runs
     (upload,) = [
         s for s in steps if s.get("uses", "").startswith("github/codeql-action/upload-sarif@")
@@ -47,9 +63,45 @@ def test_workflow_lints_to_sarif_and_uploads_it(project: Path) -> None:
     assert workflow[True] == ["push", "pull_request"]  # YAML 1.1 reads `on` as true
 
 
-def test_gitignore_keeps_model_binaries_out(project: Path) -> None:
-    ignored = (project / ".gitignore").read_text().splitlines()
-    assert {"*.onnx", "*.plan", "*.pt"} <= set(ignored)
+def test_gitignore_keeps_model_files_out_and_what_configs_refer_to_in(project: Path) -> None:
+    """Real git decides: model files in version folders are ignored; warmup and initial state
+    data, labels and the version folder's .gitkeep are committed (issue 22, item 2)."""
+    model = f"{REPOSITORY}/m"
+    paths = {
+        f"{model}/1/model.onnx": True,
+        f"{model}/1/model.bin": True,
+        f"{model}/12/model.savedmodel/variables/variables.data": True,
+        f"{model}/1/sub/weights.bin": True,
+        f"{model}/1/.gitkeep": False,
+        f"{model}/1/model.py": False,
+        f"{model}/warmup/INPUT0.bin": False,
+        f"{model}/initial_state/state.bin": False,
+        f"{model}/labels.txt": False,
+        f"{model}/config.pbtxt": False,
+        "tritoncfg.sarif": True,
+    }
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    checked = subprocess.run(
+        ["git", "check-ignore", "--no-index", "--stdin"], cwd=project, input="\n".join(paths),
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert checked.returncode == 0, checked.stderr  # 0: some path is ignored (so it ran)
+    ignored = set(checked.stdout.splitlines())
+    assert {p for p, expected in paths.items() if expected} == ignored
+
+
+def test_readme_names_the_model_files_gitignore_leaves_out(project: Path) -> None:
+    readme = (project / "README.md").read_text()
+    section = readme.split("## Model files\n", 1)[1].split("\n## ", 1)[0]
+    named = re.findall(r"`([^`]+)`", section.split(" inside the version", 1)[0])
+    patterns = [
+        line.rsplit("/**/", 1)[1]
+        for line in (project / ".gitignore").read_text().splitlines()
+        if line.startswith(f"/{REPOSITORY}/*/[0-9]*/**/")
+    ]
+    assert named[0] == ".gitignore" and named[1:] == patterns and len(patterns) >= 10
+    assert 'model-files = "optional"' in section and "git lfs track" in section
+    assert 'model-files = "optional"' in (project / "tritoncfg.toml").read_text()
 
 
 def test_readme_names_the_repository(project: Path) -> None:

@@ -1,7 +1,7 @@
 """The wheel ships templates/ and `new` works from a non-editable install of it.
 
-Builds an sdist and a wheel from it (`python -m build`), checks that every file under
-templates/ is inside, installs the wheel into a fresh virtual environment (its dependencies are
+Builds an sdist and a wheel with `make dist` (`python -m build`, then `twine check --strict` of
+both), checks that every file under templates/ is inside, installs the wheel into a fresh virtual environment (its dependencies are
 this environment's, through a .pth file: nothing is downloaded) and runs `new` and `lint` there.
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -34,19 +35,31 @@ def _shipped() -> list[str]:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if importlib.util.find_spec("build") is None:
-        pytest.skip("the `build` package (dev extra) is not installed")
-    out = tmp_path_factory.mktemp("dist")
-    command = [sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)]
+    """`make dist` into a temporary folder, with this environment's python (the venv stamp that
+    would install the dev extra is taken as done: `-o`)."""
+    if importlib.util.find_spec("build") is None or importlib.util.find_spec("twine") is None:
+        pytest.skip("the `build` and `twine` packages (dev extra) are not installed")
+    if shutil.which("make") is None:
+        pytest.skip("no `make` here")
+    out = tmp_path_factory.mktemp("dist") / "dist"
+    command = ["make", "-s", "-o", ".venv/.stamp-dev", "dist"]
+    command += [f"BIN={Path(sys.executable).parent}", f"DIST={out}"]
     # without isolation when this environment has the build requirements: no download needed
     if _has_build_requirements():
-        command.insert(3, "--no-isolation")
-    built = subprocess.run(command, capture_output=True, text=True, check=False, timeout=600)
+        command.append("BUILD_FLAGS=--no-isolation")
+    built = subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, check=False, timeout=600,
+        env={k: v for k, v in os.environ.items() if k not in {"MAKEFLAGS", "NO_COLOR"}} | {"NO_COLOR": "1"},
+    )  # fmt: skip
     if built.returncode != 0:
-        if "--no-isolation" not in command:
+        if "BUILD_FLAGS=--no-isolation" not in command and "pip" in built.stderr:
             pytest.skip(f"cannot build in isolation (offline?): {built.stderr[-500:]}")
         pytest.fail(built.stdout[-2000:] + built.stderr[-2000:])
     (found,) = out.glob("tritoncfg-*.whl")
+    # make dist ends with twine check --strict of both files
+    shown = " ".join(built.stdout.split())  # twine's lines wrap at the terminal's width
+    assert shown.count("PASSED") == 2, built.stdout
+    assert all(f"{p.name}:" in shown for p in out.iterdir()), built.stdout
     return found
 
 
@@ -84,20 +97,23 @@ def test_new_and_lint_from_a_non_editable_install(wheel: Path, tmp_path: Path) -
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
     python = env_dir / "bin" / "python"
+    # nothing of the test run's own: its PYTHONPATH holds the checkout (with the egg-info the
+    # build leaves), which pip would take for an installed tritoncfg and skip the wheel
+    env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV"}}
     site = Path(
         subprocess.run(
             [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-            capture_output=True, text=True, check=True,
+            env=env, capture_output=True, text=True, check=True,
         ).stdout.strip()
     )  # fmt: skip
-    # the dependencies (protobuf, typer, onnx, ...) from this environment, after the wheel's own
-    (site / "zz_dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
     installed = subprocess.run(
         [str(python), "-m", "pip", "install", "--no-deps", "--no-index", "-q", str(wheel)],
-        capture_output=True, text=True, check=False,
+        env=env, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert installed.returncode == 0, installed.stderr
-    env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV"}}
+    assert (site / "tritoncfg" / "__init__.py").is_file(), installed.stdout
+    # the dependencies (protobuf, typer, onnx, ...) from this environment, after the wheel's own
+    (site / "zz_dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
     work = tmp_path / "work"  # outside the checkout
     work.mkdir()
 
@@ -109,8 +125,9 @@ def test_new_and_lint_from_a_non_editable_install(wheel: Path, tmp_path: Path) -
 
     where = subprocess.run(
         [str(python), "-c", "import tritoncfg.templates as t; print(t.__file__)"],
-        cwd=work, env=env, capture_output=True, text=True, check=True,
+        cwd=work, env=env, capture_output=True, text=True, check=False,
     )  # fmt: skip
+    assert where.returncode == 0, where.stderr
     assert Path(where.stdout.strip()).is_relative_to(site)  # the wheel, not the checkout
     from models.onnxkit import make_runnable
 
@@ -121,7 +138,12 @@ def test_new_and_lint_from_a_non_editable_install(wheel: Path, tmp_path: Path) -
         target = ("--target", "clf") if template == "bls" else ()
         added = tritoncfg("new", "demo", "-m", template, "-t", template, *target)
         assert added.returncode == 0, added.stderr
-    assert (work / "demo" / ".github" / "workflows" / "tritoncfg.yml").is_file()
+    # CI and the hooks install the tritoncfg that wrote them: the wheel's version
+    version = wheel.name.split("-")[1]
+    workflow = (work / "demo" / ".github" / "workflows" / "tritoncfg.yml").read_text()
+    assert f'run: "pip install tritoncfg=={version}"' in workflow
+    hooks = (work / "demo" / ".pre-commit-config.yaml").read_text()
+    assert hooks.count(f'additional_dependencies: ["tritoncfg=={version}"]') == 2
     linted = tritoncfg("lint", "demo/model_repository")
     assert linted.returncode == 0 and linted.stdout.startswith("All checks passed"), linted.stdout
     checked = tritoncfg("fmt", "--check", "demo/model_repository")

@@ -115,8 +115,9 @@ def _finish(
         sys.stdout.write(change.diff())
         for path, data in change.extra_files.items():
             sys.stdout.write(f"# with --write: {shown_path(path)} ({len(data)} bytes)\n")
+        holding = {path.parent for path in change.extra_files}
         for directory in change.make_dirs:
-            if not directory.is_dir():
+            if not directory.is_dir() and directory not in holding:
                 sys.stdout.write(
                     f"# with --write: {shown_path(directory)}/ (empty version directory)\n"
                 )
@@ -361,7 +362,8 @@ def ensemble_command(
     ] = Path(),
     write: Write = False,
 ) -> None:
-    """Write an ensemble model directory (config.pbtxt and an empty version directory 1/)."""
+    """Write an ensemble model directory (config.pbtxt and a version directory 1/ holding a
+    .gitkeep, so that git keeps it)."""
     from tritoncfg.gen import ensemble as gen
     from tritoncfg.gen.change import GenError, project_setup
     from tritoncfg.settings import project_repository

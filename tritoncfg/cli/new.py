@@ -112,6 +112,15 @@ def new_command(
         str | None,
         typer.Option(help="Memory of the server pod, e.g. 16Gi (kserve: default 2Gi)."),
     ] = None,
+    tritoncfg_spec: Annotated[
+        str | None,
+        typer.Option(
+            help="The tritoncfg the CI workflow and pre-commit hooks install: a version "
+            "(0.1.0), a path (a checkout, wheel or sdist) or a URL (git+https://...); "
+            "default: this tritoncfg's version.",
+            show_default=False,
+        ),
+    ] = None,
     force: Annotated[
         bool, typer.Option("--force", help="Replace models and files that exist.")
     ] = False,
@@ -158,6 +167,7 @@ def new_command(
                 cpu,
                 memory,
             ),
+            tritoncfg_spec=tritoncfg_spec,
         )
         plan = build_plan(request)
         for warning in deploy_warnings(deploy.value, request.server) if deploy else []:

@@ -11,7 +11,8 @@ What Triton requires (`model_config_utils.cc`, `ValidateEnsembleSchedulingConfig
 optimization or warmup; each step's maps keyed by the composing model's tensor names; every
 ensemble tensor written once and used; the ensemble's `max_batch_size` no larger than any
 batching step's; `model_version: -1` (an omitted version is 0, which must then be loaded); and a
-numeric version directory, which may be empty (`model_lifecycle.cc`).
+numeric version directory, which may be empty (`model_lifecycle.cc`); it gets a `.gitkeep`, as
+`tritoncfg new` writes one, so that git keeps it.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from tritoncfg.gen.change import Change, GenError, GenUsageError, set_fields
 from tritoncfg.gen.target import completed_config, load_target
 from tritoncfg.lintoptions import LintSetup
 from tritoncfg.record import record
+from tritoncfg.scaffold.models import KEEP
 from tritoncfg.schema import ModelConfig
 
 VERSION_DIR = "1"
@@ -202,7 +204,11 @@ def generate(
     else:
         before, after = "", render_message(config)
     change = Change(path, before, after, notes)
-    change.make_dirs = [path.parent / VERSION_DIR]
+    version = path.parent / VERSION_DIR
+    change.make_dirs = [version]
+    if not (version.is_dir() and any(version.iterdir())):
+        # git keeps no empty folder: without a file, a clone has no version and Triton no model
+        change.extra_files[version / KEEP] = b""
     change.root = repository
     return change
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tritoncfg.models.io import ModelIO, Unknowable
-from tritoncfg.scaffold.models import MODEL_FILES, ModelFiles, config_text, tensor_config
+from tritoncfg.scaffold.models import KEEP, MODEL_FILES, ModelFiles, config_text, tensor_config
 from tritoncfg.scaffold.spec import ScaffoldError, TensorSpec
 
 SUFFIXES = {".onnx": "onnxruntime", ".plan": "tensorrt", ".engine": "tensorrt", ".pt": "pytorch"}
@@ -35,7 +35,7 @@ def from_model_file(
                 "--input NAME:DTYPE:DIMS and --output NAME:DTYPE:DIMS (e.g. INPUT__0:FP32:16)"
             )
         text = config_text(tensor_config(name, backend, inputs, outputs))
-        return ModelFiles(name, {"config.pbtxt": text, target: source})
+        return ModelFiles(name, {"config.pbtxt": text, target: source, f"1/{KEEP}": ""})
     if inputs or outputs:
         raise ScaffoldError(
             f"{source}: the file describes its tensors; --input and --output are for templates "
@@ -44,6 +44,7 @@ def from_model_file(
     model_io = _read(source, backend)
     files: dict[str, str | Path] = {"config.pbtxt": completed_config(name, backend, model_io)}
     files[target] = source
+    files[f"1/{KEEP}"] = ""  # the model file stays out of git (.gitignore): a clone keeps 1/
     if model_io.external_data:
         for location in external_files(source):
             files[f"1/{location}"] = source.parent / location

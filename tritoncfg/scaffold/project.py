@@ -6,10 +6,11 @@ import re
 from dataclasses import field
 from pathlib import Path
 
-from tritoncfg import __version__
 from tritoncfg.record import record
 from tritoncfg.scaffold.deploy import has_python_models, manifests
 from tritoncfg.scaffold.destination import check_repository_request, destination
+from tritoncfg.scaffold.ignore import gitignore_lines, readme_list
+from tritoncfg.scaffold.install import install_values
 from tritoncfg.scaffold.models import TEMPLATES, ModelFiles, default_tensors, from_template
 from tritoncfg.scaffold.plan import Plan
 from tritoncfg.scaffold.resources import render, tree_files
@@ -34,6 +35,7 @@ class Request:
     deploy: str | None = None
     storage_uri: str = ""
     server: Server = field(default_factory=lambda: Server(f"/models/{REPOSITORY}"))
+    tritoncfg_spec: str | None = None  # what CI and the hooks install; None: this version
 
 
 def build_plan(request: Request) -> Plan:
@@ -47,8 +49,10 @@ def build_plan(request: Request) -> Plan:
     values = {
         "project": project,
         "repository": REPOSITORY,
-        "version": __version__,
         "server_command": server_command(request.server),
+        "ignored_model_files": gitignore_lines(REPOSITORY),
+        "model_file_patterns": readme_list(),
+        **install_values(request.tritoncfg_spec),
     }
     for source, target in tree_files("repository") if where.project else ():
         plan.project[target] = render(source, **values)
