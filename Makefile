@@ -44,6 +44,7 @@ docs: $(VENV)/.stamp-dev
 bench: $(VENV)/.stamp-dev
 	$(BIN)/python bench/parse_bench.py
 	$(BIN)/python bench/large_config_bench.py
+	$(BIN)/python bench/cost_bench.py
 
 # Coverage-guided fuzzing of the lexer, parser and JSON reader with atheris where it installs;
 # otherwise the property-based tests with the long `fuzz` hypothesis profile (tools/fuzz.py).

@@ -1,0 +1,154 @@
+"""What reading a config costs grows with the config and no faster: at most about 50 bytes of
+memory per byte of config, even for shapes an attacker picks (one huge string literal, NUL bytes,
+one very long line). The bounds are wide (several times the measured cost, a tenth or less of
+what the quadratic or per-character code took), so they never flake; bench/cost_bench.py prints
+the real figures."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tritoncfg.text import ParsedConfig
+from tritoncfg.text.json_config import parse_json
+from tritoncfg.text.lexer import COMMENT, END, STRING, SYMBOL, LexError, tokenize
+
+MEGABYTE = 1_000_000
+
+
+def traced_peak(action: Callable[[], object]) -> int:
+    """The peak of Python's allocations while `action` runs, in bytes."""
+    tracemalloc.start()
+    try:
+        action()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def lex_error(source: str) -> LexError:
+    with pytest.raises(LexError) as caught:
+        tokenize(source)
+    return caught.value
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "a" * MEGABYTE,  # was 122 MB: the regex engine kept a frame per character
+        "\\n" * (MEGABYTE // 2),  # escapes only
+        "a\\t" * (MEGABYTE // 3),
+    ],
+    ids=["plain", "escapes", "mixed"],
+)
+def test_a_megabyte_string_literal_lexes_in_bounded_memory(body: str) -> None:
+    source = f'name: "{body}"\n'
+    tokens: list[object] = []
+    peak = traced_peak(lambda: tokens.extend(tokenize(source)))
+    assert [token[:2] for token in tokens[2:]] == [(STRING, f'"{body}"'), (END, "")]  # type: ignore[index]
+    assert peak < 8 * MEGABYTE, peak
+
+
+@pytest.mark.parametrize(
+    ("source", "message", "column"),
+    [
+        ('name: "' + "a" * MEGABYTE, "String literals cannot cross line boundaries.", 7),
+        # was 105 MB: a tuple per byte before the first was checked
+        ("\0" * MEGABYTE, "Invalid control characters encountered in text.", 1),
+    ],
+    ids=["unterminated-string", "nul-bytes"],
+)
+def test_a_bad_megabyte_is_one_error_in_bounded_memory(
+    source: str, message: str, column: int
+) -> None:
+    peak = traced_peak(lambda: lex_error(source))
+    error = lex_error(source)
+    assert (error.message, error.line, error.column) == (message, 1, column)
+    assert peak < 8 * MEGABYTE, peak
+
+
+def test_a_long_line_gives_the_tokens_of_the_same_fields_on_short_lines() -> None:
+    field = 'input { name: "x" dims: [ -1, 0x1F ] } # note'
+    one_line = " ".join([field.split(" #")[0]] * 2_000) + " # note"
+    assert len(one_line) > 50_000  # lexed match by match
+    long_tokens = tokenize(one_line)
+    short_tokens = tokenize(field)
+    assert len(long_tokens) == 2_000 * (len(short_tokens) - 2) + 2  # comment and END once
+    assert [t[:2] for t in long_tokens[: len(short_tokens) - 2]] == [
+        t[:2] for t in short_tokens[:-2]
+    ]
+    assert long_tokens[-2][0] == COMMENT and long_tokens[-2][3] == len(one_line) - 5
+    last_brace = long_tokens[-3]
+    assert last_brace[:2] == (SYMBOL, "}") and last_brace[3] == len(one_line) - 7
+
+
+def test_a_control_character_at_the_end_of_a_long_line_has_its_column() -> None:
+    source = "max_batch_size: 4 " * 1_000 + "\x01"
+    error = lex_error(source)
+    assert (error.message, error.line, error.column) == (
+        "Invalid control characters encountered in text.",
+        1,
+        18_001,
+    )
+
+
+@pytest.mark.parametrize(
+    "body", ["a" * MEGABYTE, "\\n" * (MEGABYTE // 2)], ids=["plain", "escapes"]
+)
+def test_a_megabyte_json_string_reads_in_bounded_memory(body: str) -> None:
+    source = '{"name": "m", "parameters": {"k": {"string_value": "' + body + '"}}}'
+    parsed: list[ParsedConfig] = []
+    peak = traced_peak(lambda: parsed.append(parse_json(source)))  # was 122 MB
+    assert parsed[0].ok, parsed[0].errors
+    assert parsed[0].message.parameters["k"].string_value == json.loads(f'"{body}"')
+    assert peak < 12 * MEGABYTE, peak
+
+
+def peak_rss(*args: str) -> tuple[int, int, str]:
+    """Exit status, peak resident bytes and stderr of a `python -m tritoncfg` run."""
+    with (
+        open(os.devnull, "wb") as null,
+        subprocess.Popen(
+            [sys.executable, "-m", "tritoncfg", *args], stdout=null, stderr=subprocess.PIPE
+        ) as process,
+    ):
+        assert process.stderr is not None
+        errors = process.stderr.read().decode()
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = code = os.waitstatus_to_exitcode(status)
+    return code, usage.ru_maxrss * 1024, errors
+
+
+def config_of(tmp_path: Path, data: bytes) -> Path:
+    (tmp_path / "m" / "1").mkdir(parents=True)
+    path = tmp_path / "m" / "config.pbtxt"
+    path.write_bytes(data)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("data", "status"),
+    [
+        # 1,040 MB before (about 260 bytes per byte)
+        (b'name: "m"\nparameters { key: "k" value { string_value: "' + b"a" * 4 * MEGABYTE, 1),
+        # 850 MB before, for an error at 1:1
+        (b"\0" * 8 * MEGABYTE, 1),
+    ],
+    ids=["string-literal", "nul-bytes"],
+)
+@pytest.mark.parametrize("command", ["lint", "fmt"])
+def test_hostile_megabytes_cost_tens_of_bytes_per_byte(
+    tmp_path: Path, data: bytes, status: int, command: str
+) -> None:
+    path = config_of(tmp_path, data)
+    code, peak, errors = peak_rss(command, str(path))
+    assert "Traceback" not in errors and code == (status if command == "lint" else 2), errors
+    assert "config.pbtxt:" in errors or command == "lint"  # lint writes to stdout
+    assert peak < 100 * MEGABYTE + 40 * len(data), peak
