@@ -50,6 +50,9 @@ class JsonNode:
 _BLANK = re.compile(r"[ \t\n\r]*")
 # possessive repeats (`*+`): no backtracking state per character (see the lexer's strings)
 _STRING = re.compile(r'"[^"\\\x00-\x1f]*+(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*+)*+"')
+# Python's limit on an integer's digits in int(str) (sys.get_int_max_str_digits, 4300 by
+# default); RFC 8259 lets a reader limit the range of numbers.
+_MAX_DIGITS = 4300
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _WORDS: dict[str, tuple[JsonKind, bool | None]] = {
     "true": ("true", True),
@@ -134,7 +137,16 @@ class _Reader:
         if match is not None:
             self.pos = match.end()
             text = match.group()
-            number: int | float = float(text) if any(c in text for c in ".eE") else int(text)
+            if any(c in text for c in ".eE"):
+                number: int | float = float(text)
+            elif len(text.lstrip("-")) > _MAX_DIGITS:  # int() would raise ValueError
+                raise self.fail(
+                    f"Integer with {len(text.lstrip('-'))} digits: at most {_MAX_DIGITS} are read "
+                    "(no field of a model configuration holds more than 20).",
+                    start,
+                )
+            else:
+                number = int(text)
             return JsonNode("number", self.span(start, self.pos), number)
         for word, (kind, scalar) in _WORDS.items():
             if self.source.startswith(word, start):
