@@ -1,11 +1,16 @@
-"""`make fuzz`: a long, coverage-guided fuzz run over the lexer, the parser and the JSON reader.
+"""`make fuzz`: a long, coverage-guided fuzz run over the lexer, the parser, the JSON reader and
+the lint cache's codec.
 
 With atheris (libFuzzer for Python; `pip install atheris`), each input is decoded as UTF-8 and
-fed to `tritoncfg.text.parse`, `format_source` and `parse_json`; anything but a clean result or a
-`SyntaxProblem` is a crash, which libFuzzer saves as `crash-*` in the working directory. The
-seed corpus is the example repository's configs. Without atheris (it builds only for some Python
-versions and platforms), this falls back to the property-based tests under the long `fuzz`
-hypothesis profile (random, 20,000 examples each), and says so.
+fed to `tritoncfg.text.parse`, `format_source`, `parse_json` and `format_json`; anything but a
+clean result or a `SyntaxProblem` is a crash. An input that is JSON is also given to the cache
+codec's `decode` (a row) and `unpack` (a file's table), which must return findings or raise one
+of the errors they document (the cache then treats the content as absent). libFuzzer saves a
+crash as `crash-*` in the working directory. The seed corpus is the example repository's configs
+and a sound cache row and table. Without atheris (it builds only for some Python versions and
+platforms), this falls back to the property-based tests (tests/properties: the text and JSON
+paths, and the codec) under the long `fuzz` hypothesis profile (random, 20,000 examples each),
+and says so.
 
     python tools/fuzz.py [--runs N] [--seconds S] [libFuzzer flags...]
 """
@@ -13,6 +18,7 @@ hypothesis profile (random, 20,000 examples each), and says so.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import subprocess
 import sys
@@ -34,6 +40,8 @@ def _one_input(data: bytes) -> None:
         return  # tritoncfg reports undecodable files before parsing (TC007)
     parse(text)
     parse_json(text)
+    _json_reader(text)
+    _cache_codec(text)
     try:
         formatted = format_source(text)
     except SyntaxProblem:
@@ -42,9 +50,48 @@ def _one_input(data: bytes) -> None:
         raise AssertionError("fmt changed the meaning of a config")
 
 
+def _json_reader(text: str) -> None:
+    from tritoncfg.text.json_reader import format_json
+    from tritoncfg.text.parser import SyntaxProblem
+
+    with contextlib.suppress(SyntaxProblem):
+        format_json(text)
+
+
+# what the codec's decode and unpack document for damaged content
+_CODEC_ERRORS = (KeyError, TypeError, ValueError, IndexError)
+
+
+def _cache_codec(text: str) -> None:
+    import json
+
+    from tritoncfg.lintcache.codec import decode, unpack
+
+    try:
+        content = json.loads(text)
+    except (ValueError, RecursionError):
+        return  # not JSON: the cache reads it as absent before the codec sees it
+    for read in (decode, unpack):
+        with contextlib.suppress(_CODEC_ERRORS):
+            read(content)
+
+
+def _codec_seeds() -> list[str]:
+    import json
+
+    from tritoncfg.diagnostics import Diagnostic, Severity
+    from tritoncfg.lintcache.codec import encode, pack
+    from tritoncfg.text.span import Span
+
+    row = encode(Diagnostic("TC203", "r", Severity.ERROR, "m", "c.pbtxt", Span(1, 1, 1, 2), "m"))
+    return [json.dumps(row), json.dumps(pack([row, row]))]
+
+
 def _seeds(directory: Path) -> Path:
     for index, path in enumerate(sorted((ROOT / "examples").rglob("config.pbtxt"))):
         (directory / f"seed{index}").write_bytes(path.read_bytes())
+    for index, text in enumerate(_codec_seeds()):
+        (directory / f"codec{index}").write_text(text, encoding="utf-8")
     return directory
 
 
@@ -52,13 +99,17 @@ def with_atheris(runs: int, seconds: int, extra: list[str]) -> int:
     import atheris
 
     with atheris.instrument_imports(include=["tritoncfg"]):
+        import tritoncfg.lintcache.codec
         import tritoncfg.text.json_config
+        import tritoncfg.text.json_reader
         import tritoncfg.text.printer  # noqa: F401
 
     with tempfile.TemporaryDirectory(prefix="tritoncfg-fuzz-") as work:
         corpus = _seeds(Path(work))
         argv = [sys.argv[0], f"-runs={runs}", f"-max_total_time={seconds}", *extra, str(corpus)]
-        print(f"fuzz: atheris over the lexer, parser, printer and JSON reader ({runs} runs max)")
+        print(
+            f"fuzz: atheris over the lexer, parser, printer, JSON reader and cache codec ({runs} runs max)"
+        )
         atheris.Setup(argv, _one_input)
         atheris.Fuzz()
     return 0
