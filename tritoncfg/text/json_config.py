@@ -290,4 +290,6 @@ def convert_text(source: str, *, from_json: bool, to_json: bool) -> Converted:
         return Converted(format_source(source))
     document = parsed.document
     comments = len(list(document.comments())) if document is not None else 0
-    return Converted(dump_json(message_to_json(parsed.message)), dropped_comments=comments)
+    message = parsed.message
+    del parsed, document  # the tree and source map go before the JSON document is built
+    return Converted(dump_json(message_to_json(message)), dropped_comments=comments)

@@ -241,10 +241,14 @@ def _dump(out: list[str], value: JsonValue, pad: str) -> None:
             out.append(flat)
             return
         out.append("[\n")
+        last = len(value) - 1
         for index, item in enumerate(value):
-            out.append(inner)
-            _dump(out, item, inner)
-            out.append(",\n" if index < len(value) - 1 else "\n")
+            # each item joined at once: a list of thousands (inputs) would otherwise hold a
+            # string object per key, value and comma of the whole document until the end
+            piece = [inner]
+            _dump(piece, item, inner)
+            piece.append(",\n" if index < last else "\n")
+            out.append("".join(piece))
         out.append(pad + "]")
     else:
         out.append(json.dumps(value, ensure_ascii=False))
