@@ -33,13 +33,16 @@ def convert_command(
 
     Exit status: 0 converted; 2 unreadable file or a config that does not parse.
     """
+    from tritoncfg.text.decoding import Utf8Error, decode_utf8
     from tritoncfg.text.json_config import convert_text
 
     (path,) = existing_paths([file])
     try:
-        source = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        source = decode_utf8(path.read_bytes()).replace("\r\n", "\n").replace("\r", "\n")
+    except OSError as exc:
         fail(f"{path}: cannot read: {exc}")
+    except Utf8Error as exc:
+        fail(f"{path}:{exc.span.line}:{exc.span.column}: cannot read: {exc}")
     from_json = path.suffix.lower() == ".json"
     outcome = convert_text(source, from_json=from_json, to_json=to is ConfigFormat.json)
     if outcome.error is not None:

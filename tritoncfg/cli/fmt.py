@@ -71,6 +71,7 @@ def fmt_command(
     ] = False,
 ) -> None:
     """Format configs in one canonical style, keeping every comment. Writes are atomic."""
+    from tritoncfg.text.decoding import Utf8Error, decode_utf8
     from tritoncfg.text.json_reader import format_json
     from tritoncfg.text.parser import SyntaxProblem
     from tritoncfg.text.printer import format_source
@@ -93,9 +94,13 @@ def fmt_command(
     refuse_cloud(paths, "fmt")
     for path in config_files(repository_paths(paths)):
         try:
-            source = path.read_bytes().decode("utf-8")  # no newline translation: CRLF -> LF
-        except (OSError, UnicodeDecodeError) as exc:
+            source = decode_utf8(path.read_bytes())  # no newline translation: CRLF -> LF
+        except OSError as exc:
             sys.stderr.write(f"{path}: cannot read: {exc}\n")
+            broken += 1
+            continue
+        except Utf8Error as exc:
+            sys.stderr.write(f"{path}:{exc.span.line}:{exc.span.column}: cannot read: {exc}\n")
             broken += 1
             continue
         try:

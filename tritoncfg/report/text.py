@@ -82,7 +82,9 @@ def render_text(
         lines = sources[path].split("\n") if path in sources else []
         for d in group:
             style = _SEVERITY_STYLE[d.severity]
-            where = f"{d.path}:{d.span.line}:{d.span.column}" if lines and d.span.line else d.path
+            # a position in a file whose text is not at hand (invalid UTF-8) is still shown
+            placed = d.span.line and (lines or d.span != FILE_START)
+            where = f"{d.path}:{d.span.line}:{d.span.column}" if placed else d.path
             lines_out.append(
                 f"{paint('bold', where + ':')} {paint(style, d.code)} {paint(style, d.severity.value)} "
                 f"{paint('dim', f'({d.rule})')} {visible(d.message)}"

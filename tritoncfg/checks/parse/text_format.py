@@ -13,6 +13,7 @@ from tritoncfg.diagnostics import Fix, Severity
 from tritoncfg.text.bind import ErrorKind, TextError
 from tritoncfg.text.edits import Edit, delete_field
 from tritoncfg.text.printer import printed_value
+from tritoncfg.text.span import FILE_START
 from tritoncfg.text.tree import Field, iter_fields
 from tritoncfg.workspace import LoadedModel
 
@@ -295,7 +296,8 @@ def unreadable_config(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding
     """
     error = model.read_error
     if error is not None:
-        yield Finding(f"cannot read the config: {error.reason}", triton_message=None)
+        span = FILE_START if error.span is None else error.span  # invalid UTF-8: the byte
+        yield Finding(f"cannot read the config: {error.reason}", span, triton_message=None)
 
 
 # A config Triton cannot read is always an error: no selection, per-path ignore, severity
