@@ -168,3 +168,30 @@ def test_hostile_megabytes_cost_tens_of_bytes_per_byte(
     assert "Traceback" not in errors and code == (status if command == "lint" else 2), errors
     assert "config.pbtxt:" in errors or command == "lint"  # lint writes to stdout
     assert peak < 100 * MEGABYTE + 40 * len(data), peak
+
+
+class _Counting:
+    """A text stream that keeps only how much was written to it."""
+
+    def __init__(self) -> None:
+        self.written = 0
+
+    def write(self, text: str) -> int:
+        self.written += len(text)
+        return len(text)
+
+
+def test_findings_are_rendered_without_holding_the_whole_output(tmp_path: Path) -> None:
+    from tritoncfg.api import lint
+    from tritoncfg.report.text import render_text
+
+    source = "max_batch_sise: 1\n" * 20_000  # 20,000 unknown-field errors
+    config = config_of(tmp_path, source.encode())
+    found = lint([config]).diagnostics
+    assert sum(d.code == "TC002" for d in found) == 20_000
+    sink = _Counting()
+    peak = traced_peak(
+        lambda: render_text(sink, found, {str(config): source}, files=1, models=1)  # type: ignore[arg-type]
+    )
+    assert sink.written > 20 * len(source)  # each finding: where, what, its line, a caret
+    assert peak < 20 * len(source), peak / len(source)  # was 87: every line kept, then joined
