@@ -56,6 +56,11 @@ def _long_line(size: int) -> bytes:
     return HEADER + b" ".join(_input(i) for i in range(size // 60)) + b"\n"
 
 
+def _errors(size: int) -> bytes:
+    """An unknown field on every line: an error (and a source line shown) per 18 bytes."""
+    return b"max_batch_sise: 1\n" * (size // 18)
+
+
 def _json_string(size: int) -> bytes:
     """One JSON string value of `size` bytes (config.json)."""
     return b'{"name": "m", "parameters": {"k": {"string_value": "' + b"a" * size + b'"}}}\n'
@@ -67,6 +72,7 @@ SHAPES: dict[str, Callable[[int], bytes]] = {
     "fields": _fields,
     "nesting": _nesting,
     "long-line": _long_line,
+    "errors": _errors,
     "json-string": _json_string,
 }
 COMMANDS: dict[str, list[str]] = {
@@ -83,7 +89,7 @@ def measure(command: list[str], config: Path) -> tuple[float, int, int]:
         start = time.perf_counter()
         process = subprocess.Popen(
             [sys.executable, "-m", "tritoncfg", *command, str(config)],
-            stdout=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,  # the text report is still written, then dropped
             stderr=errors,
         )
         _, status, usage = os.wait4(process.pid, 0)

@@ -32,5 +32,5 @@ def test_cost_bench_prints_a_row_per_command_and_shape(tmp_path: Path) -> None:
         result.stdout,
         re.M,
     )
-    shapes = ["string", "nul", "fields", "nesting", "long-line", "json-string"]
+    shapes = ["string", "nul", "fields", "nesting", "long-line", "errors", "json-string"]
     assert rows == [(c, s) for c in ("lint", "convert") for s in shapes], result.stdout

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tritoncfg.text import ParsedConfig
+from tritoncfg.text import ParsedConfig, parse
 from tritoncfg.text.json_config import Converted, convert_text, parse_json
 from tritoncfg.text.lexer import COMMENT, END, STRING, SYMBOL, LexError, tokenize
 
@@ -195,3 +195,20 @@ def test_findings_are_rendered_without_holding_the_whole_output(tmp_path: Path) 
     )
     assert sink.written > 20 * len(source)  # each finding: where, what, its line, a caret
     assert peak < 20 * len(source), peak / len(source)  # was 87: every line kept, then joined
+
+
+def test_a_name_misspelled_thousands_of_times_is_looked_up_once() -> None:
+    """Each suggestion is a difflib search (100,000 of them were 30 s of one lint): a file that
+    repeats the same wrong names asks for each (name, message or enum) once."""
+    from tritoncfg.schema import lookup
+
+    lookup._suggest_field.cache_clear()
+    lookup._suggest_enum_value.cache_clear()
+    source = "max_batch_sise: 1\ninstance_group { kind: KIND_GPUS }\n" * 2_000
+    errors = parse(source).errors
+    assert [e.suggestion for e in errors] == ["max_batch_size", "KIND_GPU"] * 2_000
+    misses = (
+        lookup._suggest_field.cache_info().misses,
+        lookup._suggest_enum_value.cache_info().misses,
+    )
+    assert misses == (1, 1)
