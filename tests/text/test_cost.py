@@ -212,3 +212,22 @@ def test_a_name_misspelled_thousands_of_times_is_looked_up_once() -> None:
         lookup._suggest_enum_value.cache_info().misses,
     )
     assert misses == (1, 1)
+
+
+def test_scalars_of_the_same_word_share_their_parts() -> None:
+    from tritoncfg.text.parser import parse_tree
+    from tritoncfg.text.tree import Block, ListValue, Scalar
+
+    document = parse_tree("input { data_type: TYPE_FP32 dims: [ 3, -3 ] }\n" * 2)
+    scalars = []
+    for field in document.fields:
+        assert isinstance(field.value, Block)
+        data_type, dims = field.value.fields
+        assert isinstance(data_type.value, Scalar) and isinstance(dims.value, ListValue)
+        scalars += [data_type.value, *(item.value for item in dims.value.items)]
+    assert [(s.text, s.parts) for s in scalars] == [
+        ("TYPE_FP32", ("TYPE_FP32",)), ("3", ("3",)), ("-3", ("3",))
+    ] * 2  # fmt: skip
+    first, second = scalars[:3], scalars[3:]
+    assert all(a.parts is b.parts for a, b in zip(first, second, strict=True))
+    assert first[1].parts is first[2].parts  # the sign is not a part
