@@ -256,3 +256,18 @@ def test_a_fix_for_each_of_twenty_thousand_repeated_fields_in_linear_time(tmp_pa
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "20000 {'remove the repeated max_batch_size'}"
+
+
+def test_findings_of_a_repeated_error_share_their_texts(tmp_path: Path) -> None:
+    from tritoncfg.api import lint
+
+    config = config_of(tmp_path, b"max_batch_sise: 1\n" * 3)
+    found = [d for d in lint([config]).diagnostics if d.code == "TC002"]
+    assert [d.message for d in found] == [
+        'Message type "inference.ModelConfig" has no field named "max_batch_sise". '
+        'Did you mean "max_batch_size"?'
+    ] * 3
+    assert found[0].message is found[1].message is found[2].message
+    assert all(d.triton is not None for d in found)
+    verdicts = [d.triton.message for d in found if d.triton is not None]
+    assert verdicts[0] is verdicts[1] is verdicts[2]
