@@ -54,8 +54,9 @@ bench: $(VENV)/.stamp-dev
 	$(BIN)/python bench/parse_bench.py
 	$(BIN)/python bench/large_config_bench.py
 	$(BIN)/python bench/gen_warmup_bench.py
+	$(BIN)/python bench/cost_bench.py
 
-# Coverage-guided fuzzing of the lexer, parser and JSON reader with atheris where it installs;
+# Coverage-guided fuzzing of the lexer, parser, JSON reader and cache codec with atheris where it installs;
 # otherwise the property-based tests with the long `fuzz` hypothesis profile (tools/fuzz.py).
 fuzz: $(VENV)/.stamp-dev
 	-$(BIN)/python -m pip install --quiet atheris

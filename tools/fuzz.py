@@ -2,12 +2,14 @@
 the lint cache's readers.
 
 With atheris (libFuzzer for Python; `pip install atheris`), each input is decoded as UTF-8 and
-fed to `tritoncfg.text.parse`, `format_source` and `parse_json`, and read as a cache file by the
-cache's codec and replay check; anything but a clean result, a `SyntaxProblem` or, from the
-cache, what it catches (`codec.DAMAGE`) is a crash, which libFuzzer saves as `crash-*` in the working directory. The
-seed corpus is the example repository's configs. Without atheris (it builds only for some Python
-versions and platforms), this falls back to the property-based tests under the long `fuzz`
-hypothesis profile (random, 20,000 examples each), and says so.
+fed to `tritoncfg.text.parse`, `format_source`, `parse_json` and `format_json`, and read as a
+cache file by the cache's codec and replay check; anything but a clean result, a `SyntaxProblem`
+or, from the cache, what it catches (`codec.DAMAGE`: the cache then treats the content as absent)
+is a crash, which libFuzzer saves as `crash-*` in the working directory. The seed corpus is the
+example repository's configs and a sound cache row and table. Without atheris (it builds only for
+some Python versions and platforms), this falls back to the property-based tests (tests/properties:
+the text and JSON paths, and the codec) under the long `fuzz` hypothesis profile (random, 20,000
+examples each), and says so.
 
     python tools/fuzz.py [--runs N] [--seconds S] [libFuzzer flags...]
 """
@@ -15,6 +17,7 @@ hypothesis profile (random, 20,000 examples each), and says so.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import subprocess
 import sys
@@ -37,6 +40,7 @@ def _one_input(data: bytes) -> None:
         return  # tritoncfg reports undecodable files before parsing (TC007)
     parse(text)
     parse_json(text)
+    _json_reader(text)
     _read_as_cache(data)
     try:
         formatted = format_source(text)
@@ -57,9 +61,30 @@ def _read_as_cache(data: bytes) -> None:
             read(content)
 
 
+def _json_reader(text: str) -> None:
+    from tritoncfg.text.json_reader import format_json
+    from tritoncfg.text.parser import SyntaxProblem
+
+    with contextlib.suppress(SyntaxProblem):
+        format_json(text)
+
+
+def _codec_seeds() -> list[str]:
+    import json
+
+    from tritoncfg.diagnostics import Diagnostic, Severity
+    from tritoncfg.lintcache.codec import encode, pack
+    from tritoncfg.text.span import Span
+
+    row = encode(Diagnostic("TC203", "r", Severity.ERROR, "m", "c.pbtxt", Span(1, 1, 1, 2), "m"))
+    return [json.dumps(row), json.dumps(pack([row, row]))]
+
+
 def _seeds(directory: Path) -> Path:
     for index, path in enumerate(sorted((ROOT / "examples").rglob("config.pbtxt"))):
         (directory / f"seed{index}").write_bytes(path.read_bytes())
+    for index, text in enumerate(_codec_seeds()):
+        (directory / f"codec{index}").write_text(text, encoding="utf-8")
     return directory
 
 
@@ -67,14 +92,18 @@ def with_atheris(runs: int, seconds: int, extra: list[str]) -> int:
     import atheris
 
     with atheris.instrument_imports(include=["tritoncfg"]):
+        import tritoncfg.lintcache.codec
         import tritoncfg.lintcache.replay
         import tritoncfg.text.json_config
+        import tritoncfg.text.json_reader
         import tritoncfg.text.printer  # noqa: F401
 
     with tempfile.TemporaryDirectory(prefix="tritoncfg-fuzz-") as work:
         corpus = _seeds(Path(work))
         argv = [sys.argv[0], f"-runs={runs}", f"-max_total_time={seconds}", *extra, str(corpus)]
-        print(f"fuzz: atheris over the lexer, parser, printer and JSON reader ({runs} runs max)")
+        print(
+            f"fuzz: atheris over the lexer, parser, printer, JSON reader and cache codec ({runs} runs max)"
+        )
         atheris.Setup(argv, _one_input)
         atheris.Fuzz()
     return 0

@@ -28,7 +28,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-MODULES = {"protobuf": "google.protobuf", "pyyaml": "yaml"}  # distributions whose module has another name
+MODULES = {
+    "protobuf": "google.protobuf",
+    "pyyaml": "yaml",
+}  # distributions whose module has another name
 TESTS_TIMEOUT_S = 180
 PROBE_TIMEOUT_S = 90
 

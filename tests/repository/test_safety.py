@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tritoncfg.repository import RepositoryError, discover
+from tritoncfg.text.span import Span
 
 Tree = Callable[..., Path]
 
@@ -142,7 +143,7 @@ def test_read_config_invalid_utf8(tree: Tree) -> None:
     (m,) = discover(model).models
     with pytest.raises(RepositoryError) as caught:
         m.read_config()
-    assert caught.value.offset == 12
+    assert caught.value.span == Span.point(2, 3)  # the bad byte's line and column
     assert caught.value.path == model / "config.pbtxt"
     assert "invalid UTF-8 at byte offset 12 (line 2, byte column 3)" in str(caught.value)
     assert m.read_config_bytes().endswith(b"\xff\n")

@@ -323,3 +323,13 @@ def test_a_repository_s_config_json_is_not_read_and_the_finding_says_how_to_conv
     (line,) = [d["line"] for d in again if d["code"] == "TC203"]
     pbtxt = path.with_name("config.pbtxt").read_text().split("\n")
     assert "preferred_batch_size" in pbtxt[line - 1]
+
+
+@pytest.mark.parametrize("sign", ["", "-"])
+def test_an_integer_of_thousands_of_digits_is_an_error_at_its_position(sign: str) -> None:
+    # int() refuses over 4,300 digits (Python's int-string limit): it was a ValueError traceback
+    parsed = parse_json('{\n  "max_batch_size": ' + sign + "9" * 5_000 + "\n}")
+    assert [(e.kind, e.span.line, e.span.column) for e in parsed.errors] == [("syntax", 2, 21)]
+    assert parsed.errors[0].message.startswith("Integer with 5000 digits: at most 4300 are read")
+    at_the_limit = parse_json('{"max_batch_size": ' + sign + "9" * 4_300 + "}")
+    assert [e.kind for e in at_the_limit.errors] == ["invalid-value"]  # read, then out of range

@@ -161,7 +161,9 @@ def _complete_one(
 
     path = loaded.config_path
     if loaded.read_error is not None:
-        _say(f"{path}: error: cannot read: {loaded.read_error.reason}")
+        span = loaded.read_error.span  # invalid UTF-8: the first bad byte
+        where = "" if span is None else f":{span.line}:{span.column}"
+        _say(f"{path}{where}: error: cannot read: {loaded.read_error.reason}")
         return EXIT_USAGE
     if loaded.config is not None and not loaded.config.ok:
         error = loaded.config.errors[0]

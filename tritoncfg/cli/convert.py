@@ -34,15 +34,16 @@ def convert_command(
     Exit status: 0 converted; 2 unreadable file or a config that does not parse.
     """
     from tritoncfg.confined import read_regular
+    from tritoncfg.text.decoding import Utf8Error, decode_utf8
     from tritoncfg.text.json_config import convert_text
 
     (path,) = existing_paths([file])
     try:
-        source = read_regular(path).decode("utf-8")
+        source = decode_utf8(read_regular(path)).replace("\r\n", "\n").replace("\r", "\n")
     except OSError as exc:
         fail(f"{path}: cannot read: {exc.strerror or exc}")
-    except UnicodeDecodeError as exc:
-        fail(f"{path}: cannot read: {exc}")
+    except Utf8Error as exc:
+        fail(f"{path}:{exc.span.line}:{exc.span.column}: cannot read: {exc}")
     from_json = path.suffix.lower() == ".json"
     outcome = convert_text(source, from_json=from_json, to_json=to is ConfigFormat.json)
     if outcome.error is not None:

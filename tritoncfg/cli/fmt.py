@@ -54,15 +54,16 @@ def _read(path: Path, root: Path) -> tuple[str, Snapshot] | None:
     """The file's text (no newline translation: CRLF -> LF is fmt's to make) and snapshot; None,
     reported, when it cannot be used: outside the root, not a regular file, unreadable."""
     from tritoncfg.confined import check_inside, read_snapshot
+    from tritoncfg.text.decoding import Utf8Error, decode_utf8
 
     try:
         check_inside(path, root)  # what lint does not follow, fmt does not read
         data, snapshot = read_snapshot(path)
-        return data.decode("utf-8"), snapshot
+        return decode_utf8(data), snapshot
     except OSError as exc:
         sys.stderr.write(f"{path}: cannot read: {exc.strerror or exc}\n")
-    except UnicodeDecodeError as exc:
-        sys.stderr.write(f"{path}: cannot read: {exc}\n")
+    except Utf8Error as exc:
+        sys.stderr.write(f"{path}:{exc.span.line}:{exc.span.column}: cannot read: {exc}\n")
     return None
 
 

@@ -76,36 +76,45 @@ def render_text(
     summary: bool = True,
 ) -> None:
     paint = _Painter(color)
-    lines_out: list[str] = []
+    # written finding by finding, not gathered first: a file of 100,000 errors gives 30 MB of
+    # text, which a list of its lines and their join held three times over
+    separator = ""  # the blank line after a file's findings, written before what follows
     for path, group in groupby(diagnostics, key=lambda d: d.path):
         # split as the lexer does: only "\n" ends a line
         lines = sources[path].split("\n") if path in sources else []
+        out.write(separator)
         for d in group:
-            style = _SEVERITY_STYLE[d.severity]
-            where = f"{d.path}:{d.span.line}:{d.span.column}" if lines and d.span.line else d.path
-            lines_out.append(
-                f"{paint('bold', where + ':')} {paint(style, d.code)} {paint(style, d.severity.value)} "
-                f"{paint('dim', f'({d.rule})')} {visible(d.message)}"
-            )
-            lines_out.extend(_snippet(paint, d, lines))
-            if d.triton is not None and d.triton.message:
-                lines_out.append(
-                    f"  {paint('dim', f'= triton ({d.triton.phase}):')} {visible(d.triton.message)}"
-                )
-        lines_out.append("")
+            out.write("\n".join(_finding_lines(paint, d, lines)) + "\n")
+        separator = "\n"
     if not summary:
-        if lines_out:
-            out.write("\n".join(lines_out).rstrip("\n") + "\n")
         return
     counts = {s: sum(d.severity is s for d in diagnostics) for s in Severity}
     scope = f"{_plural(models, 'model')}, {_plural(files, 'config file')}"
     if not diagnostics:
-        lines_out.append(f"{paint('green', 'All checks passed')} ({scope}).")
+        verdict = f"{paint('green', 'All checks passed')} ({scope})."
     else:
         parts = ", ".join(_plural(counts[s], s.value) for s in Severity)
-        verdict = paint("red" if counts[Severity.ERROR] else "yellow", "Found")
-        lines_out.append(f"{verdict} {parts} ({scope}).")
-    out.write("\n".join(lines_out) + "\n")
+        found = paint("red" if counts[Severity.ERROR] else "yellow", "Found")
+        verdict = f"{found} {parts} ({scope})."
+    out.write(separator + verdict + "\n")
+
+
+def _finding_lines(paint: _Painter, d: Diagnostic, lines: list[str]) -> list[str]:
+    """A finding's lines: where and what, its source line with a caret, Triton's message."""
+    style = _SEVERITY_STYLE[d.severity]
+    # a position in a file whose text is not at hand (invalid UTF-8) is still shown
+    placed = d.span.line and (lines or d.span != FILE_START)
+    where = f"{d.path}:{d.span.line}:{d.span.column}" if placed else d.path
+    found = [
+        f"{paint('bold', where + ':')} {paint(style, d.code)} {paint(style, d.severity.value)} "
+        f"{paint('dim', f'({d.rule})')} {visible(d.message)}",
+        *_snippet(paint, d, lines),
+    ]
+    if d.triton is not None and d.triton.message:
+        found.append(
+            f"  {paint('dim', f'= triton ({d.triton.phase}):')} {visible(d.triton.message)}"
+        )
+    return found
 
 
 def render_statistics(out: TextIO, diagnostics: list[Diagnostic]) -> None:

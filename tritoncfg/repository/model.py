@@ -10,10 +10,13 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from tritoncfg.confined import PathRefused, read_regular
 from tritoncfg.record import record
+
+if TYPE_CHECKING:
+    from tritoncfg.text.span import Span
 
 CONFIG_FILENAME = "config.pbtxt"
 CONFIGS_DIRNAME = "configs"
@@ -147,11 +150,11 @@ class LayoutIssue:
 class RepositoryError(Exception):
     """A file that discovery was asked to read could not be read."""
 
-    def __init__(self, path: Path, reason: str, *, offset: int | None = None) -> None:
+    def __init__(self, path: Path, reason: str, *, span: Span | None = None) -> None:
         super().__init__(f"{path}: {reason}")
         self.path = path
         self.reason = reason
-        self.offset = offset  # byte offset of a decoding error
+        self.span = span  # where in the file, for a decoding error
 
 
 @record(frozen=True)
@@ -265,12 +268,10 @@ class ModelDir:
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as error:
-            line = data.count(b"\n", 0, error.start) + 1
-            column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
-            reason = (
-                f"invalid UTF-8 at byte offset {error.start} (line {line}, byte column {column})"
-            )
-            raise RepositoryError(self.config_path, reason, offset=error.start) from error
+            from tritoncfg.text.decoding import Utf8Error
+
+            bad = Utf8Error(error)
+            raise RepositoryError(self.config_path, bad.reason, span=bad.span) from error
 
 
 @record(frozen=True)

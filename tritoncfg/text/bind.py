@@ -12,7 +12,7 @@ from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescript
 from google.protobuf.message import Message
 
 from tritoncfg.record import record
-from tritoncfg.schema.lookup import enum_value_names, field_names, suggest
+from tritoncfg.schema.lookup import suggest_enum_value, suggest_field
 from tritoncfg.text.scalars import Converter, UnknownEnumValue, converter_for
 from tritoncfg.text.span import Span
 from tritoncfg.text.tree import Block, Field, ListItem, ListValue, Scalar
@@ -142,7 +142,7 @@ class Binder:
                     f'Message type "{descriptor.full_name}" has no field named "{node.name}".',
                     node.name_span,
                     message_type=descriptor.full_name,
-                    suggestion=suggest(node.name, field_names(descriptor)),
+                    suggestion=suggest_field(descriptor, node.name),
                 )
                 continue
             oneof = facts.oneof
@@ -305,7 +305,7 @@ class Binder:
                 str(exc),
                 scalar.span,
                 message_type=enum.full_name,
-                suggestion=suggest(exc.value, enum_value_names(enum), enum_type=enum.full_name),
+                suggestion=suggest_enum_value(enum, exc.value, enum.full_name),
             )
         else:
             self.error("invalid-value", str(exc), scalar.span)

@@ -57,25 +57,39 @@ def apply_edits(source: str, edits: Iterable[Edit]) -> str:
     return "".join(out)
 
 
-def line_span(source: str, first: int, last: int) -> Span:
+@record(frozen=True)
+class SourceLines:
+    """A source's lines and its count of newlines, for many edits of one file: each worked
+    out per edit made a fix per repeated field quadratic in the file."""
+
+    lines: list[str]
+    newlines: int
+
+    @classmethod
+    def of(cls, source: str) -> SourceLines:
+        return cls(source.splitlines(), source.count("\n"))
+
+
+def line_span(source: str, first: int, last: int, known: SourceLines | None = None) -> Span:
     """The span of whole lines first..last, newline included (to delete them)."""
-    total = source.count("\n") + 1
-    if last < total:
+    known = known or SourceLines.of(source)
+    if last < known.newlines + 1:
         return Span(first, 1, last + 1, 1)
-    lines = source.splitlines()
+    lines = known.lines
     return Span(first, 1, last, len(lines[last - 1]) + 1 if lines else 1)
 
 
-def delete_field(source: str, node: Field) -> Edit:
+def delete_field(source: str, node: Field, known: SourceLines | None = None) -> Edit:
     """Remove a field and keep every comment: its own line goes if nothing else is on it, and a
-    trailing comment stays where it was."""
-    lines = source.splitlines()
+    trailing comment stays where it was. `known`: the source's lines, when already split."""
+    known = known or SourceLines.of(source)
+    lines = known.lines
     span = node.span
     before = lines[span.line - 1][: span.column - 1]
     after = lines[span.end_line - 1][span.end_column - 1 :]
     rest = after.strip().lstrip(",;").strip()
     if not before.strip() and not rest:
-        return Edit(line_span(source, span.line, span.end_line), "")
+        return Edit(line_span(source, span.line, span.end_line, known), "")
     if not before.strip() and rest.startswith("#"):
         return Edit(
             Span(

@@ -19,7 +19,7 @@ from google.protobuf.message import Message
 
 from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig
-from tritoncfg.schema.lookup import field_names, suggest
+from tritoncfg.schema.lookup import suggest_field
 from tritoncfg.text.bind import ErrorKind, FieldPath, Location, SourceMap, TextError
 from tritoncfg.text.config import ParsedConfig, parse
 from tritoncfg.text.json_reader import JsonMember, JsonNode, JsonValue, read_json
@@ -120,7 +120,7 @@ class _JsonBinder:
                         f'Message type "{descriptor.full_name}" has no field named "{member.key}".',
                         member.key_span,
                         message_type=descriptor.full_name,
-                        suggestion=suggest(member.key, field_names(descriptor)),
+                        suggestion=suggest_field(descriptor, member.key),
                     )
                 )
                 continue
@@ -290,4 +290,6 @@ def convert_text(source: str, *, from_json: bool, to_json: bool) -> Converted:
         return Converted(format_source(source))
     document = parsed.document
     comments = len(list(document.comments())) if document is not None else 0
-    return Converted(dump_json(message_to_json(parsed.message)), dropped_comments=comments)
+    message = parsed.message
+    del parsed, document  # the tree and source map go before the JSON document is built
+    return Converted(dump_json(message_to_json(message)), dropped_comments=comments)

@@ -48,7 +48,11 @@ class JsonNode:
 
 
 _BLANK = re.compile(r"[ \t\n\r]*")
-_STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')
+# possessive repeats (`*+`): no backtracking state per character (see the lexer's strings)
+_STRING = re.compile(r'"[^"\\\x00-\x1f]*+(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*+)*+"')
+# Python's limit on an integer's digits in int(str) (sys.get_int_max_str_digits, 4300 by
+# default); RFC 8259 lets a reader limit the range of numbers.
+_MAX_DIGITS = 4300
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _WORDS: dict[str, tuple[JsonKind, bool | None]] = {
     "true": ("true", True),
@@ -133,13 +137,16 @@ class _Reader:
         if match is not None:
             self.pos = match.end()
             text = match.group()
-            try:
-                number: int | float = float(text) if any(c in text for c in ".eE") else int(text)
-            except ValueError:  # over Python's int-string limit: out of range for any field
-                digits = len(text.lstrip("-"))
+            if any(c in text for c in ".eE"):
+                number: int | float = float(text)
+            elif len(text.lstrip("-")) > _MAX_DIGITS:  # int() would raise ValueError
                 raise self.fail(
-                    f"Number out of range: {digits} digits, more than any field holds.", start
-                ) from None
+                    f"Integer with {len(text.lstrip('-'))} digits: at most {_MAX_DIGITS} are read "
+                    "(no field of a model configuration holds more than 20).",
+                    start,
+                )
+            else:
+                number = int(text)
             return JsonNode("number", self.span(start, self.pos), number)
         for word, (kind, scalar) in _WORDS.items():
             if self.source.startswith(word, start):
@@ -234,10 +241,14 @@ def _dump(out: list[str], value: JsonValue, pad: str) -> None:
             out.append(flat)
             return
         out.append("[\n")
+        last = len(value) - 1
         for index, item in enumerate(value):
-            out.append(inner)
-            _dump(out, item, inner)
-            out.append(",\n" if index < len(value) - 1 else "\n")
+            # each item joined at once: a list of thousands (inputs) would otherwise hold a
+            # string object per key, value and comma of the whole document until the end
+            piece = [inner]
+            _dump(piece, item, inner)
+            piece.append(",\n" if index < last else "\n")
+            out.append("".join(piece))
         out.append(pad + "]")
     else:
         out.append(json.dumps(value, ensure_ascii=False))

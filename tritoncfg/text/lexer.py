@@ -46,13 +46,15 @@ class LexError(Exception):
 # `findall` gives plain tuples (blanks, ident, symbol, number, string, comment, other), one group
 # set, and the column follows from the lengths: no match objects. Trailing blanks match nothing.
 # `symbol` is printable ASCII punctuation, always valid; `other` is what is left (a lone `.`, a
-# control or non-ASCII character), checked by `_symbol`.
+# control or non-ASCII character), checked by `_symbol`. A string is matched with possessive
+# repeats (`*+`), which keep no backtracking state: `(?:[^"\\]|\\.)*` kept a frame per character,
+# and a 10 MB string literal cost 2.7 GB to lex.
 _TOKEN = re.compile(
     r"""([ \t\r\f\v]*)(?:
     ([A-Za-z_][A-Za-z0-9_]*)
   | ([!$%&()*+,\-/:;<=>?@[\\\]^`{|}~])
   | (0[xX][0-9A-Fa-f]*|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]*)?[fF]?)
-  | ("(?:[^"\\]|\\.)*(?:"|$)|'(?:[^'\\]|\\.)*(?:'|$))
+  | ("[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|$)|'[^'\\]*+(?:\\.[^'\\]*+)*+(?:'|$))
   | (\#.*)
   | ([^ \t\r\f\v])
     )""",
@@ -137,24 +139,38 @@ def tokenize(source: str) -> list[Token]:
             for kind, word, _, column in known:
                 append((kind, word, line, column))
             continue
-        found = _lex_line(text, line)
+        if len(text) > _KNOWN_LINE_LENGTH:
+            _lex_line(text, line, tokens)
+            continue
+        found: list[Token] = []
+        _lex_line(text, line, found)
         tokens += found
-        if len(text) <= _KNOWN_LINE_LENGTH:
-            if len(known_lines) >= _KNOWN_LINES_MAX:
-                known_lines.clear()
-            known_lines[text] = found
+        if len(known_lines) >= _KNOWN_LINES_MAX:
+            known_lines.clear()
+        known_lines[text] = found
     append((END, "", line, len(text) + 1))
     return tokens
 
 
-def _lex_line(text: str, line: int) -> list[Token]:
-    """The tokens of one line (a LexError for a bad one)."""
-    if text[0] == "#":  # a comment line (a licence header is dozens): no regex needed
-        return [(COMMENT, text.rstrip(), line, 1)]
-    found: list[Token] = []
+# Lines up to this length are split by one `findall`; a longer one match by match, so that a line
+# of megabytes (or of NUL bytes, an error at its first) holds one match at a time, not a tuple of
+# seven strings per token of the whole line.
+_FINDALL_LINE_LENGTH = 4096
+
+
+def _lex_line(text: str, line: int, found: list[Token]) -> None:
+    """Append the tokens of one line to `found` (a LexError for a bad one)."""
     add = found.append
+    if text[0] == "#":  # a comment line (a licence header is dozens): no regex needed
+        add((COMMENT, text.rstrip(), line, 1))
+        return
     column = 1
-    for blanks, ident, symbol, number, string, comment, other in _TOKEN.findall(text):
+    matches = (
+        _TOKEN.findall(text)
+        if len(text) <= _FINDALL_LINE_LENGTH
+        else (match.groups("") for match in _TOKEN.finditer(text))
+    )
+    for blanks, ident, symbol, number, string, comment, other in matches:
         column += len(blanks)
         if symbol:
             add((SYMBOL, symbol, line, column))
@@ -185,7 +201,6 @@ def _lex_line(text: str, line: int) -> list[Token]:
         else:
             add((SYMBOL, _symbol(other, line, column), line, column))
             column += 1
-    return found
 
 
 def _symbol(char: str, line: int, column: int) -> str:

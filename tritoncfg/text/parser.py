@@ -68,6 +68,20 @@ assert (IDENT, INT, FLOAT) == (0, 1, 2)
 _new_span = tuple.__new__
 
 
+# The parts of a one-word scalar (`TYPE_FP32`, `1`, `true`), one tuple per word: a large config
+# repeats a few words thousands of times, and a tuple each was a twentieth of its tree.
+# Bounded like the lexer's lines.
+_WORDS: dict[str, tuple[str]] = {}
+_WORDS_MAX = 4096
+
+
+def _word(text: str) -> tuple[str]:
+    if len(_WORDS) >= _WORDS_MAX:
+        _WORDS.clear()
+    parts = _WORDS[text] = (text,)
+    return parts
+
+
 def _comment(token: Token, blank_before: bool) -> Comment:
     text, line, column = token[1], token[2], token[3]
     return Comment(text, _new_span(Span, (line, column, line, column + len(text))), blank_before)
@@ -152,7 +166,10 @@ class _Parser:
         kind = token[0]
         if kind <= FLOAT:
             line, column, text = token[2], token[3], token[1]
-            return Scalar(_KIND_NAMES[kind], (text,), False, line, column, line, column + len(text))
+            parts = _WORDS.get(text)
+            if parts is None:
+                parts = _word(text)
+            return Scalar(_KIND_NAMES[kind], parts, False, line, column, line, column + len(text))
         if kind == STRING:
             after = pos + 1
             while tokens[after][0] == COMMENT:
@@ -167,7 +184,7 @@ class _Parser:
                 end_line, text = number[2], number[1]
                 return Scalar(
                     _KIND_NAMES[number[0]],
-                    (text,),
+                    _WORDS.get(text) or _word(text),
                     True,
                     token[2],
                     token[3],

@@ -11,8 +11,10 @@ from tritoncfg.checks.core.phase import Phase
 from tritoncfg.checks.core.registry import emitted_rule, model_rule
 from tritoncfg.diagnostics import Fix, Severity
 from tritoncfg.text.bind import ErrorKind, TextError
-from tritoncfg.text.edits import Edit, delete_field
+from tritoncfg.text.config import ParsedConfig
+from tritoncfg.text.edits import Edit, SourceLines, delete_field
 from tritoncfg.text.printer import printed_value
+from tritoncfg.text.span import FILE_START, Span
 from tritoncfg.text.tree import Field, iter_fields
 from tritoncfg.workspace import LoadedModel
 
@@ -28,49 +30,78 @@ def _triton_message(model: LoadedModel, error: TextError | None = None) -> str:
 
 
 def _errors(model: LoadedModel, kind: ErrorKind) -> Iterator[Finding]:
-    if model.config is None:
+    config = model.config
+    if config is None:
         return
-    for error in model.config.errors:
+    # a pbtxt's Triton message is the same for every error, and a file that repeats an error
+    # repeats its message: one string each, not one per error (a file may hold 100,000)
+    same = None if model.config_path.lower().endswith(".json") else _triton_message(model)
+    messages: dict[tuple[str, str], str] = {}
+    duplicates = None
+    if kind == "duplicate-field" and config.document is not None:
+        duplicates = _Duplicates(config.source, config.document.fields, config.errors)
+    for error in config.errors:
         if error.kind != kind:
             continue
         message = error.message
         if error.suggestion is not None:
-            message += f' Did you mean "{error.suggestion}"?'
+            key = (message, error.suggestion)
+            message = messages.get(key) or messages.setdefault(
+                key, f'{message} Did you mean "{error.suggestion}"?'
+            )
         yield Finding(
             message,
             error.span,
-            triton_message=_triton_message(model, error),
-            fix=None if model.config.document is None else _fix(model, error),
+            triton_message=same or _triton_message(model, error),
+            fix=duplicates.fix(error) if duplicates is not None else _fix(config, error),
         )
 
 
-def _fix(model: LoadedModel, error: TextError) -> Fix | None:
-    """Renames to the schema's suggestion, and removal of a repeated identical field."""
-    if error.suggestion is not None and error.kind == "unknown-enum-value":
+def _fix(config: ParsedConfig, error: TextError) -> Fix | None:
+    """Renames to the schema's suggestion."""
+    if config.document is None or error.suggestion is None:
+        return None
+    if error.kind == "unknown-enum-value":
         return Fix(f"rename to {error.suggestion}", (Edit(error.span, error.suggestion),))
-    if error.suggestion is not None and error.kind == "unknown-field":
+    if error.kind == "unknown-field":
         # a different field may mean something else: the user must agree
         return Fix(
             f"rename to {error.suggestion}", (Edit(error.span, error.suggestion),), safe=False
         )
-    if (
-        error.kind == "duplicate-field"
-        and model.config is not None
-        and model.config.document is not None
-    ):
-        return _drop_identical_duplicate(model.config.source, model.config.document.fields, error)
     return None
 
 
-def _drop_identical_duplicate(source: str, fields: list[Field], error: TextError) -> Fix | None:
-    for siblings, node in iter_fields(fields):
-        if node.name_span != error.span:
-            continue
-        first = next(f for f in siblings if f.name == node.name)
-        if first is not node and printed_value(first.value) == printed_value(node.value):
-            return Fix(f"remove the repeated {node.name}", (delete_field(source, node),))
-        return None
-    return None
+class _Duplicates:
+    """Removal of a field that repeats the first of its name in its message with the same value.
+    The fields are looked up once for all the errors, and each first field printed once: per
+    error, a search of the whole tree made a file of repeated fields quadratic (20,000 of them:
+    minutes)."""
+
+    def __init__(self, source: str, fields: list[Field], errors: list[TextError]) -> None:
+        self.source = source
+        self.lines = SourceLines.of(source)
+        wanted = {error.span for error in errors if error.kind == "duplicate-field"}
+        firsts: dict[tuple[int, str], Field] = {}
+        self.found: dict[Span, tuple[Field, Field]] = {}
+        for siblings, node in iter_fields(fields):
+            first = firsts.setdefault((id(siblings), node.name), node)
+            if first is not node and node.name_span in wanted:
+                self.found[node.name_span] = (first, node)
+        self.printed: dict[int, str] = {}  # by id of a first field
+
+    def fix(self, error: TextError) -> Fix | None:
+        pair = self.found.get(error.span)
+        if pair is None:
+            return None
+        first, node = pair
+        printed = self.printed.get(id(first))
+        if printed is None:
+            printed = self.printed[id(first)] = printed_value(first.value)
+        if printed != printed_value(node.value):
+            return None
+        return Fix(
+            f"remove the repeated {node.name}", (delete_field(self.source, node, self.lines),)
+        )
 
 
 @model_rule(
@@ -295,7 +326,8 @@ def unreadable_config(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding
     """
     error = model.read_error
     if error is not None:
-        yield Finding(f"cannot read the config: {error.reason}", triton_message=None)
+        span = FILE_START if error.span is None else error.span  # invalid UTF-8: the byte
+        yield Finding(f"cannot read the config: {error.reason}", span, triton_message=None)
 
 
 # A config Triton cannot read is always an error: no selection, per-path ignore, severity
