@@ -110,9 +110,6 @@ def test_hostile_input(tmp_path: Path, name: str, command: str) -> None:
 
 # -- the file system itself, in real processes ------------------------------------------------
 
-PATH_LAYER = pytest.mark.xfail(strict=False, reason="#21 path layer")
-
-
 def _limits() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))  # a runaway read fails, not the host
 
@@ -164,26 +161,11 @@ FILE_SYSTEM: dict[str, Callable[[Path], Path]] = {
 }
 
 
-ALL = frozenset(COMMANDS)
-# what fails today only for want of the path layer #21 is adding (a traceback, exit 0 having
-# checked nothing, a hang): flip these when it is in
-FAILS_TODAY: dict[str, frozenset[str]] = {
-    "symlink-loop-config": frozenset({"lint", "complete"}),
-    "symlink-loop-path": frozenset({"lint", "complete"}),
-    "config-is-a-directory": frozenset({"fmt"}),
-    "fifo-config": frozenset({"lint", "fmt", "convert"}),
-    "path-component-over-255-bytes": ALL,
-    "path-over-path-max": ALL,
-    "dev-null": frozenset({"lint", "fmt", "convert"}),
-}
-
-
 def file_system_cases() -> list[object]:
     return [
         pytest.param(
             name,
             command,
-            marks=[PATH_LAYER] if command in FAILS_TODAY[name] else [],
             id=f"{name}-{command}",
         )
         for name in FILE_SYSTEM
