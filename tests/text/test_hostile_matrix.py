@@ -110,6 +110,7 @@ def test_hostile_input(tmp_path: Path, name: str, command: str) -> None:
 
 # -- the file system itself, in real processes ------------------------------------------------
 
+
 def _limits() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))  # a runaway read fails, not the host
 
