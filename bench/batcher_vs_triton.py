@@ -1,0 +1,347 @@
+"""The batcher simulator (`tritoncfg simulate`) against a real Triton: predicted vs measured.
+
+Starts the Triton 2.51 that `tritoncfg verify` uses (nvidia-pytriton's, CPU, 127.0.0.1) with a
+python-backend model whose `execute` sleeps 5 ms + 1 ms per row of the batch (the model.py is
+written here into a temp repository; tritoncfg never imports it). For each configuration of
+the grid it loads the model with that config, drives an open-loop Poisson load at a share of
+the config's capacity (bench/triton_load.py), and reads each request's latency and Triton's own
+counters (`nv_inference_count` / `nv_inference_exec_count`: the mean batch size;
+`nv_inference_queue_duration_us`: the queue). The simulator then serves the same requests (the
+client's actual send times, replayed as a trace) under the same config.pbtxt.
+
+Calibration first, so the comparison is honest: bursts of 1, 2, 4, 8 and 16 requests give
+Triton's measured compute time per batch size (the sleep plus what the python backend's stub
+adds), which is the simulator's service curve; and the client latency at batch 1 minus Triton's
+own request time is `--overhead-ms` (HTTP, JSON, the client). Targets: mean batch size within
+10%, throughput within 5%, p50 within 15%, p99 within 25%. Exit status 0 when every target is
+met, 1 when one is missed, 2 when no server starts.
+
+    python bench/batcher_vs_triton.py [--grid full|reduced] [--tritonserver BIN] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from google.protobuf import text_format
+from triton_load import batch_stats, bursts, counters, difference, executions_since, open_loop
+
+from tritoncfg.schema import ModelConfig
+from tritoncfg.triton.locate import ServerNotFound, locate_server
+from tritoncfg.triton.process import ServerOptions, ServerStartError, TritonServer
+from tritoncfg.tune.arrivals import Arrivals
+from tritoncfg.tune.batcher import from_model_config
+from tritoncfg.tune.engine import simulate
+from tritoncfg.tune.service import ServiceCurve, ServicePoint, point
+from tritoncfg.tune.summary import latency_of, summarize
+
+BASE_MS, ROW_MS = 5.0, 1.0  # what the model's execute sleeps: BASE_MS + ROW_MS x rows
+MODEL_PY = f"""import time
+
+import triton_python_backend_utils as pb_utils
+
+
+class TritonPythonModel:
+    def execute(self, requests):
+        responses, rows = [], 0
+        for request in requests:
+            x = pb_utils.get_input_tensor_by_name(request, "x").as_numpy()
+            rows += x.shape[0]
+            responses.append(pb_utils.InferenceResponse([pb_utils.Tensor("y", x)]))
+        time.sleep(({BASE_MS} + {ROW_MS} * rows) / 1000.0)
+        return responses
+"""
+IO = (
+    'input [ { name: "x" data_type: TYPE_FP32 dims: [ 1 ] } ]\n'
+    'output [ { name: "y" data_type: TYPE_FP32 dims: [ 1 ] } ]\n'
+)
+TARGETS = {"batch": 0.10, "throughput": 0.05, "p50": 0.15, "p99": 0.25}
+CALIBRATION_SIZES = (1, 2, 4, 8, 16)
+CALIBRATION_ROUNDS = 12
+
+
+@dataclass(frozen=True)
+class Case:
+    max_batch_size: int
+    batching: str | None  # the dynamic_batching block's body; None: no dynamic_batching
+    instances: int
+    load: float  # share of the config's capacity
+
+    @property
+    def label(self) -> str:
+        if self.batching is None:
+            scheme = "no dynamic_batching"
+        else:
+            scheme = f"{{ {self.batching} }}" if self.batching else "{ }"
+            scheme = scheme.replace("preferred_batch_size: ", "pref ").replace(
+                "max_queue_delay_microseconds: ", "delay "
+            )
+        return f"{scheme}, max {self.max_batch_size}, x{self.instances}, {self.load:.0%}"
+
+    def config_text(self, name: str) -> str:
+        text = f'name: "{name}"\nbackend: "python"\nmax_batch_size: {self.max_batch_size}\n{IO}'
+        text += f"instance_group [ {{ count: {self.instances} kind: KIND_CPU }} ]\n"
+        if self.batching is not None:
+            text += f"dynamic_batching {{ {self.batching} }}\n"
+        return text
+
+
+PREFERRED = "preferred_batch_size: [ 4, 8 ]"
+GRID = (
+    Case(8, None, 1, 0.5),
+    Case(8, None, 2, 0.9),
+    Case(8, "", 1, 0.5),
+    Case(16, "", 1, 0.9),
+    Case(8, "", 2, 0.9),
+    Case(8, f"{PREFERRED} max_queue_delay_microseconds: 0", 1, 0.9),
+    Case(8, f"{PREFERRED} max_queue_delay_microseconds: 500", 1, 0.5),
+    Case(16, f"{PREFERRED} max_queue_delay_microseconds: 500", 2, 0.5),
+    Case(16, f"{PREFERRED} max_queue_delay_microseconds: 2000", 1, 0.5),
+    Case(8, f"{PREFERRED} max_queue_delay_microseconds: 2000", 1, 0.9),
+)
+REDUCED = (GRID[2], GRID[5], GRID[8])  # the slow test's grid: {}, delay 0 at 90%, delay 2000
+
+
+@dataclass(frozen=True)
+class Calibration:
+    measured_ms: dict[int, float]  # Triton's mean compute time per batch size
+    jitter_ms: dict[float, float]  # percentile -> how far the batch-1 latency is from its mean
+    overhead_ms: float  # client latency at batch 1 minus Triton's request time
+
+    def line(self) -> tuple[float, float]:
+        """The least-squares line through the measured means: ms at 0 rows, ms per row."""
+        sizes, times = list(self.measured_ms), list(self.measured_ms.values())
+        mean_b, mean_t = sum(sizes) / len(sizes), sum(times) / len(times)
+        slope = sum((b - mean_b) * (t - mean_t) for b, t in zip(sizes, times, strict=True)) / sum(
+            (b - mean_b) ** 2 for b in sizes
+        )
+        return mean_t - slope * mean_b, slope
+
+    def curve(self, executed: dict[int, tuple[int, float]] | None = None) -> ServiceCurve:
+        """The line, each size drawn with the batch-1 jitter (CPU contention, the stub). With the
+        batches a run `executed` (size -> count, total µs), the line is moved to their mean: the
+        shared machine is not as fast during a run as during the calibration."""
+        base, slope = self.line()
+        if executed:
+            count = sum(n for n, _ in executed.values())
+            total_ms = sum(us for _, us in executed.values()) / 1000.0
+            base = (total_ms - slope * sum(b * n for b, (n, _) in executed.items())) / count
+        drift = ServiceCurve(self._points(base, slope)).mean_us(1) / 1000.0 - (base + slope)
+        return ServiceCurve(self._points(base - drift, slope), "calibration")  # mean on the line
+
+    def _points(self, base: float, slope: float) -> list[ServicePoint]:
+        return [
+            point(
+                b, {q: (base + slope * b + shift) * 1000.0 for q, shift in self.jitter_ms.items()}
+            )
+            for b in self.measured_ms
+        ]
+
+    def describe(self) -> list[str]:
+        measured = ", ".join(f"{b}:{ms:.2f}" for b, ms in self.measured_ms.items())
+        slept = ", ".join(f"{b}:{BASE_MS + ROW_MS * b:.2f}" for b in self.measured_ms)
+        base, slope = self.line()
+        jitter = ", ".join(f"p{q * 100:.0f} {ms:+.2f}" for q, ms in self.jitter_ms.items())
+        return [
+            f"model sleeps (ms by batch)  {slept}",
+            f"Triton computes (measured)  {measured}",
+            f"service curve: {base:.2f} + {slope:.2f} ms x batch, drawn with the batch-1 spread "
+            f"({jitter} ms around the mean)",
+            f"--overhead-ms {self.overhead_ms:.2f}: client latency at batch 1 minus Triton's "
+            "request time (HTTP, JSON, the Python client)",
+        ]
+
+
+def _write_model(repository: Path, name: str, config: str) -> None:
+    version = repository / name / "1"
+    version.mkdir(parents=True, exist_ok=True)
+    (version / "model.py").write_text(MODEL_PY, encoding="utf-8")
+    (repository / name / "config.pbtxt").write_text(config, encoding="utf-8")
+
+
+def _compute_us(delta: dict[str, float]) -> float:
+    return sum(
+        delta.get(f"nv_inference_compute_{part}_duration_us", 0.0)
+        for part in ("input", "infer", "output")
+    )
+
+
+def calibrate(server: TritonServer, repository: Path) -> Calibration:
+    """Bursts of each size, batched whole (preferred [16], a 30 ms delay): compute per size;
+    the spread of the batch-1 latencies around their mean."""
+    batching = "preferred_batch_size: [ 16 ] max_queue_delay_microseconds: 30000"
+    _write_model(repository, "calibration", Case(16, batching, 1, 0).config_text("calibration"))
+    server.http.load("calibration")
+    metrics = server.metrics_url or ""
+    bursts(server.url, "calibration", 1, 5)  # warm the stub up
+    service: dict[int, float] = {}
+    jitter: dict[float, float] = {}
+    overhead = 0.0
+    for size in CALIBRATION_SIZES:
+        rounds = CALIBRATION_ROUNDS * (5 if size == 1 else 1)
+        before = counters(metrics, "calibration")
+        run = bursts(server.url, "calibration", size, rounds)
+        delta = difference(counters(metrics, "calibration"), before)
+        if delta["nv_inference_exec_count"] != rounds:
+            print(f"note: bursts of {size} ran as {delta['nv_inference_exec_count']:.0f} batches")
+        service[size] = _compute_us(delta) / delta["nv_inference_count"] / 1000.0
+        if size == 1:
+            triton_ms = delta["nv_inference_request_duration_us"] / delta["nv_inference_count"]
+            spread = latency_of([ms * 1000.0 for ms in run.latencies_ms])
+            overhead = spread.mean_ms - triton_ms / 1000.0
+            jitter = {
+                q: value - spread.mean_ms
+                for q, value in ((0.5, spread.p50_ms), (0.9, spread.p90_ms), (0.99, spread.p99_ms))
+            }
+    server.http.unload("calibration")
+    return Calibration(service, jitter, max(0.0, overhead))
+
+
+def _capacity(config: ModelConfig, calibration: Calibration) -> float:
+    """Rows per second the instances serve with every batch as large as the batcher forms."""
+    batcher = from_model_config(config)
+    largest = batcher.batch_limit if batcher.dynamic else 1
+    return batcher.instances * largest / (calibration.curve().mean_us(largest) / 1e6)
+
+
+def measure(
+    server: TritonServer, repository: Path, case: Case, calibration: Calibration, index: int
+) -> dict[str, Any]:
+    """One case: Triton under the load, then the simulator on the same requests."""
+    name = f"case{index}"
+    text = case.config_text(name)
+    config = text_format.Parse(text, ModelConfig())
+    rate = case.load * _capacity(config, calibration)
+    _write_model(repository, name, text)
+    server.http.load(name)
+    metrics = server.metrics_url or ""
+    bursts(server.url, name, 1, 5)  # warm-up, outside the counters read below
+    before, executed = counters(metrics, name), batch_stats(server.url, name)
+    run = open_loop(server.url, name, rate, 4000, min(8.0, max(3.0, 800 / rate)), seed=index)
+    delta = difference(counters(metrics, name), before)
+    executed = executions_since(batch_stats(server.url, name), executed)
+    server.http.unload(name)
+    curve = calibration.curve(executed)
+    outcome = simulate(from_model_config(config), curve, Arrivals(run.arrivals_us()), seed=index)
+    predicted = summarize(outcome, calibration.overhead_ms)
+    latency = latency_of([ms * 1000.0 for ms in run.latencies_ms])
+    served = delta["nv_inference_request_success"]
+    measured = {
+        "batch": delta["nv_inference_count"] / delta["nv_inference_exec_count"],
+        "throughput": run.throughput,
+        "p50": latency.p50_ms,
+        "p99": latency.p99_ms,
+        "queue": delta["nv_inference_queue_duration_us"] / served / 1000.0,
+        "busy": sum(us for _, us in executed.values()) / 1e6 / run.span / case.instances,
+    }
+    simulated = {
+        "batch": predicted.mean_batch,
+        "throughput": predicted.throughput,
+        "p50": predicted.latency.p50_ms,
+        "p99": predicted.latency.p99_ms,
+        "queue": predicted.queue.mean_ms,
+        "busy": sum(predicted.utilisation) / len(predicted.utilisation),
+    }
+    missed = [
+        key
+        for key, bound in TARGETS.items()
+        if abs(simulated[key] - measured[key]) > bound * measured[key]
+    ]
+    return {
+        "case": case.label,
+        "config": asdict(case),
+        "rate": rate,
+        "requests": len(run.sends),
+        "held": run.held,
+        "late_ms": run.late_ms,
+        "service_ms": {b: curve.mean_us(b) / 1000.0 for b in (1, case.max_batch_size)},
+        "measured": measured,
+        "simulated": simulated,
+        "missed": missed,
+    }
+
+
+def table(rows: list[dict[str, Any]]) -> list[str]:
+    head = (
+        f"{'configuration':<44}{'req/s':>6}{'batch sim/real':>16}{'infer/s sim/real':>18}"
+        f"{'p50 ms sim/real':>17}{'p99 ms sim/real':>17}{'queue ms sim/real':>19}"
+        f"{'busy sim/real':>15}  missed"
+    )
+    lines = [head]
+    for row in rows:
+        sim, real = row["simulated"], row["measured"]
+        cells = [f"{row['case']:<44}{row['rate']:>6.0f}"]
+        for key, width, digits in (
+            ("batch", 16, 2),
+            ("throughput", 18, 0),
+            ("p50", 17, 2),
+            ("p99", 17, 2),
+            ("queue", 19, 2),
+            ("busy", 15, -1),
+        ):
+            shown = (
+                f"{sim[key]:.0%} / {real[key]:.0%}"
+                if digits < 0
+                else f"{sim[key]:.{digits}f} / {real[key]:.{digits}f}"
+            )
+            cells.append(f"{shown:>{width}}")
+        cells.append(f"  {', '.join(row['missed']) or '-'}")
+        lines.append("".join(cells))
+    return lines
+
+
+def run_grid(server: TritonServer, repository: Path, grid: tuple[Case, ...]) -> dict[str, Any]:
+    calibration = calibrate(server, repository)
+    for line in calibration.describe():
+        print(line)
+    rows = []
+    for index, case in enumerate(grid):
+        rows.append(measure(server, repository, case, calibration, index))
+        service = ", ".join(f"{b}:{ms:.2f}" for b, ms in rows[-1]["service_ms"].items())
+        print(f"  {rows[-1]['case']}: {rows[-1]['requests']} requests, service ms {service}")
+    return {"calibration": asdict(calibration), "targets": TARGETS, "rows": rows}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--grid", choices=("full", "reduced"), default="full")
+    parser.add_argument(
+        "--tritonserver", type=Path, help="the server (default: as verify finds it)"
+    )
+    parser.add_argument("--json", type=Path, help="also write the results to this file")
+    args = parser.parse_args(argv)
+    try:
+        distribution = locate_server(args.tritonserver)
+    except ServerNotFound as exc:
+        print(f"batcher_vs_triton: {exc}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="batcher-vs-triton-") as temp:
+        work = Path(temp)
+        repository = work / "repository"
+        repository.mkdir()
+        try:
+            server = TritonServer.start(distribution, repository, work, ServerOptions(metrics=True))
+        except ServerStartError as exc:
+            print(f"batcher_vs_triton: {exc}", file=sys.stderr)
+            return 2
+        with server:
+            result = run_grid(server, repository, GRID if args.grid == "full" else REDUCED)
+    print(
+        "simulated: the same requests (the client's send times) under the same config.pbtxt; "
+        "targets: " + ", ".join(f"{key} {bound:.0%}" for key, bound in TARGETS.items())
+    )
+    for line in table(result["rows"]):
+        print(line)
+    if args.json is not None:
+        args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    return 1 if any(row["missed"] for row in result["rows"]) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
