@@ -328,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             server = TritonServer.start(distribution, repository, work, ServerOptions(metrics=True))
         except ServerStartError as exc:
-            print(f"batcher_vs_triton: {exc}", file=sys.stderr)
+            print(f"batcher_vs_triton: no Triton server started: {exc}", file=sys.stderr)
             return 2
         with server:
             result = run_grid(server, repository, GRID if args.grid == "full" else REDUCED)
