@@ -33,6 +33,7 @@ class Run:
 
     sends: list[float] = field(default_factory=list)
     dones: list[float] = field(default_factory=list)
+    timings: list[tuple[float, int]] = field(default_factory=list)  # the model's y: ms, rows
     held: int = 0  # requests that waited for a connection (MAX_IN_FLIGHT in flight)
     late_ms: float = 0.0  # the most a send fell behind its planned time
 
@@ -84,6 +85,8 @@ class _Pool:
             run.dones[index] = time.perf_counter()
             if b" 200 " not in status:
                 raise LoadError(f"{status.decode(errors='replace').strip()}: {body[:200]!r}")
+            took, rows = json.loads(body)["outputs"][0]["data"][:2]
+            run.timings.append((took, int(rows)))
             self.idle.append((reader, writer))
 
     async def _connect(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
@@ -162,6 +165,24 @@ def counters(metrics_url: str, model: str) -> dict[str, float]:
         match = _SAMPLE.match(line)
         if match and match.group(2) == model:
             found[match.group(1)] = found.get(match.group(1), 0.0) + float(match.group(3))
+    return found
+
+
+_QUANTILE = re.compile(
+    r'^nv_inference_request_summary_us\{model="([^"]+)",version="[^"]*",quantile="([\d.]+)"\} (\S+)$'
+)
+
+
+def request_quantiles(metrics_url: str, model: str) -> dict[float, float]:
+    """Triton's own request latency (receipt to response, ms) at each quantile of its summary
+    (`--metrics-config=summary_latencies=true`); empty when it keeps none."""
+    with urllib.request.urlopen(metrics_url, timeout=10) as response:
+        text = response.read().decode()
+    found = {}
+    for line in text.splitlines():
+        match = _QUANTILE.match(line)
+        if match and match.group(1) == model:
+            found[float(match.group(2))] = float(match.group(3)) / 1000.0
     return found
 
 

@@ -18,7 +18,14 @@ from conftest import ROOT, TritonEnv
 pytestmark = pytest.mark.slow
 
 BENCH = ROOT / "bench" / "batcher_vs_triton.py"
-LOOSE = {"batch": 0.25, "throughput": 0.10, "p50": 0.35, "p99": 0.60}
+LOOSE = {
+    "batch": 0.25,
+    "throughput": 0.10,
+    "p50": 0.35,
+    "p99": 0.60,
+    "triton_p50": 0.35,  # Triton's own request time, from its summary metrics
+    "triton_p99": 0.60,
+}
 
 
 def test_simulator_predicts_triton_batches_and_latency(
