@@ -81,6 +81,21 @@ def test_a_handed_over_payload_grows_while_it_waits_for_an_instance() -> None:
     assert starts_ms(outcome) == [0] + [10] * 5
 
 
+def test_an_arrival_short_of_the_next_preferred_size_does_not_wake_the_batcher() -> None:
+    # core's Enqueue wakes the batcher for an arrival only when the queue reaches the next
+    # preferred size of its last wait (4 here): the request at 2 ms finds the batch of one sent
+    # at 1.5 ms waiting for the busy instance but does not join it; it waits until the
+    # instance takes that batch (Triton 2.51 queues so: bench/batcher_vs_triton.py)
+    config = BatcherConfig(8, preferred=(4, 8), delay_us=500)
+    outcome = serve(config, trace([0, 1, 2]))
+    assert outcome.batches == [1, 1, 1]
+    assert starts_ms(outcome) == [0.5, 10.5, 20.5]
+    # four queued do wake it: they join the waiting batch
+    outcome = serve(config, trace([0, 1, 2, 2.1, 2.2, 2.3]))
+    assert outcome.batches == [1, 5]
+    assert starts_ms(outcome) == [0.5] + [10.5] * 5
+
+
 def test_a_plain_queue_forms_batches_before_an_instance_is_free() -> None:
     # preferred [4, 8], no delay, the instance busy: with a plain queue (prefetch) the waiting
     # payload is cut at 4 as soon as 4 are queued; a queue with a policy waits for the instance

@@ -40,6 +40,7 @@ class ServerStartError(Exception):
 class ServerOptions:
     strict: bool = False  # --disable-auto-complete-config
     grpc: bool = False  # also serve gRPC (diff --server tests)
+    metrics: bool = False  # serve Prometheus metrics on 127.0.0.1 (bench/batcher_vs_triton.py)
     startup_timeout: float = 60.0
     extra_args: tuple[str, ...] = ()
 
@@ -53,6 +54,7 @@ class TritonServer:
     log: LogTail
     http_port: int
     grpc_port: int | None
+    metrics_port: int | None = None
     http: TritonHTTP = field(init=False)
 
     def __post_init__(self) -> None:
@@ -61,6 +63,13 @@ class TritonServer:
     @property
     def url(self) -> str:
         return self.http.base_url
+
+    @property
+    def metrics_url(self) -> str | None:
+        """Prometheus metrics, when started with `ServerOptions(metrics=True)`."""
+        return (
+            None if self.metrics_port is None else f"http://{LOOPBACK}:{self.metrics_port}/metrics"
+        )
 
     def version(self) -> str | None:
         """The server's release, `2.51.0` (None when it does not say)."""
@@ -111,7 +120,7 @@ class TritonServer:
         log_path: Path,
         options: ServerOptions,
     ) -> TritonServer:
-        http_port, grpc_port = free_ports(2)
+        http_port, grpc_port, metrics_port = free_ports(3)
         args = [
             str(distribution.binary),
             f"--model-repository={repository}",
@@ -122,9 +131,13 @@ class TritonServer:
             f"--exit-timeout-secs={EXIT_TIMEOUT_SECONDS}",
             f"--http-address={LOOPBACK}",
             f"--http-port={http_port}",
-            "--allow-metrics=false",
             "--log-info=true",
         ]
+        if options.metrics:  # counters only: no GPU here, and CPU metrics would poll /proc
+            args += ["--allow-metrics=true", "--allow-gpu-metrics=false", "--allow-cpu-metrics=false",
+                     f"--metrics-address={LOOPBACK}", f"--metrics-port={metrics_port}"]  # fmt: skip
+        else:
+            args.append("--allow-metrics=false")
         if options.grpc:
             args += [f"--grpc-address={LOOPBACK}", f"--grpc-port={grpc_port}"]
         else:
@@ -152,6 +165,7 @@ class TritonServer:
             LogTail(log_path),
             http_port,
             grpc_port if options.grpc else None,
+            metrics_port if options.metrics else None,
         )
 
     def _wait_live(self, timeout: float) -> None:

@@ -23,9 +23,12 @@ What is simulated, each step as core does it (core's `src/`, read at 73aad7c):
 - `preserve_ordering`: responses leave in the order requests were put in batches
   (`DelegateResponse`).
 
-The batcher takes no time, and is run after every event: core wakes it on fewer events (an
-arrival wakes it only once the queue can fill the next preferred size), but a walk those
-arrivals do not wake it for would find nothing new to send.
+The batcher takes no time. It runs when core wakes it: at each completion and each payload an
+instance takes (the payload's callback), when its wait ends, and at an arrival only when a
+payload slot is free and the payload is saturated or taken or the queue holds the next
+preferred size the last wait was for (`Enqueue`). So with a delay, a request that comes while a
+payload handed over waits for a busy instance does not join it: it waits for the instance to take
+that payload (measured against Triton 2.51: bench/batcher_vs_triton.py, docs/tune.md).
 """
 
 from __future__ import annotations
@@ -101,6 +104,8 @@ class _Run(BatchForming):
         self.default_queue = self.queues[self.level_index[config.level_of(0)]]
         self.timed = any(q.timeout or q.override for q in self.queues)
         self.queued = 0
+        self.queued_rows = 0  # core's queued_batch_size_
+        self.next_preferred = 0  # core's next_preferred_batch_size_: what an arrival wakes it for
         self.payload = Payload()
         self.saturated = False
         self.timer = INF
@@ -137,8 +142,10 @@ class _Run(BatchForming):
                 self._dispatch(now)
             elif arrival <= timer:
                 now = arrival
-                enqueue(i, now)
+                queued = enqueue(i, now)
                 i += 1
+                if not (queued and self._wakes()):
+                    continue
             else:
                 now = timer
                 self.timer = INF
@@ -155,7 +162,7 @@ class _Run(BatchForming):
             self.busy,
         )
 
-    def _unbatched(self, request: int, now: float) -> None:
+    def _unbatched(self, request: int, now: float) -> bool:
         payload = Payload()
         payload.requests.append(request)
         payload.rows = self.sizes[request] if self.sizes else 1
@@ -163,8 +170,9 @@ class _Run(BatchForming):
         if self.order is not None:
             self.order.append(request)
         self._dispatch(now)
+        return False
 
-    def _enqueue(self, request: int, now: float) -> None:
+    def _enqueue(self, request: int, now: float) -> bool:
         priorities = self.arrivals.priorities
         if priorities:
             queue = self.queues[self.level_index[self.config.level_of(priorities[request])]]
@@ -173,7 +181,7 @@ class _Run(BatchForming):
         if queue.capacity and len(queue.items) + len(queue.delayed) >= queue.capacity:
             self.status[request] = QUEUE_FULL
             self.done[request] = now
-            return
+            return False
         timeout = queue.timeout
         own = self.arrivals.timeouts[request] if self.arrivals.timeouts else 0
         if queue.override and own and own < timeout:  # never longer; ignored with no default
@@ -182,6 +190,16 @@ class _Run(BatchForming):
             self.deadline[request] = now + timeout
         queue.items.append(request)
         self.queued += 1
+        self.queued_rows += self.sizes[request] if self.sizes else 1
+        return True
+
+    def _wakes(self) -> bool:
+        """`Enqueue`: whether an arrival wakes the batcher."""
+        if not (len(self.waiting) < self.slots if self.slots else self.idle):
+            return False
+        if self.saturated or self.payload.state == EXECUTING:
+            return True
+        return self.queued_rows >= self.next_preferred
 
     def _dispatch(self, now: float) -> None:
         """Idle instances take the waiting payloads, in order."""
@@ -206,6 +224,7 @@ class _Run(BatchForming):
             if self.saturated or self.payload.state == EXECUTING:
                 self.payload = Payload()
                 self.saturated = False
+                self.next_preferred = 0
             if not self.queued:
                 self.timer = INF
                 self.blocked_since = None
@@ -238,8 +257,10 @@ class _Run(BatchForming):
                     moved.extend([pop() for _ in range(taken)])
                     left -= taken
         added = moved[before:]
-        payload.rows += sum(self.sizes[r] for r in added) if self.sizes else len(added)
+        rows = sum(self.sizes[r] for r in added) if self.sizes else len(added)
+        payload.rows += rows
         self.queued -= len(added)
+        self.queued_rows -= rows
         if self.order is not None:
             self.order.extend(added)
         if payload.state == NEW:
@@ -272,6 +293,7 @@ class _Run(BatchForming):
             self.status[request] = TIMED_OUT
             self.done[request] = now
             self.queued -= 1
+            self.queued_rows -= self.sizes[request] if self.sizes else 1
             return True
         return False
 

@@ -66,6 +66,7 @@ class BatchForming:
     resumable: bool
     unit_walk: bool
     cursor: tuple[Payload, int, int, int, int, float] | None
+    next_preferred: int
 
     def _expire(self, request: int, now: float) -> bool:
         raise NotImplementedError
@@ -177,6 +178,9 @@ class BatchForming:
             return 0.0
         if exceeded or delay == 0:
             return 0.0
+        # what an arrival wakes the batcher for from here: the next preferred size (above what
+        # was walked, which is below the largest), counted from the payload's rows
+        self.next_preferred = min(p for p in self.descending if p > base + pending) - base
         if not self.saturated and base and base not in self.preferred:
             return 0.0  # grow the payload already handed over rather than wait
         self.take = 0

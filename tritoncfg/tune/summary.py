@@ -87,15 +87,16 @@ def summarize(outcome: Outcome, overhead_ms: float = 0.0) -> Summary:
         rejected=outcome.status.count(QUEUE_FULL),
         timed_out=outcome.status.count(TIMED_OUT),
         throughput=rows / (span_us / 1e6) if span_us > 0 else 0.0,
-        latency=_latency(total),
-        queue=_latency(queue),
-        compute=_latency(compute),
+        latency=latency_of(total),
+        queue=latency_of(queue),
+        compute=latency_of(compute),
         batches=dict(Counter(outcome.batches)),
         utilisation=tuple(b / span_us if span_us > 0 else 0.0 for b in outcome.busy),
     )
 
 
-def _latency(values_us: list[float]) -> Latency:
+def latency_of(values_us: list[float]) -> Latency:
+    """Mean and nearest-rank percentiles (ms) of times in µs."""
     if not values_us:
         return Latency(0.0, 0.0, 0.0, 0.0)
     ordered = sorted(values_us)
