@@ -1,22 +1,19 @@
-"""The one rule that reads preferred batch sizes and a queue delay off a measured throughput curve.
+"""The rule that reads preferred batch sizes off a measured throughput curve when no latency
+budget is given.
 
 `gen dynamic-batching --from-perf` (docs/gen.md) and `probe --suggest` (docs/probe.md) both apply
 it, so the same measurements give the same `preferred_batch_size` whichever command reads them:
+the smallest size that reaches `SHARE` (90%) of the best measured throughput, and the best one
+when it differs. Past that share, a larger batch buys little throughput for the time a request
+waits for it to fill; a dip in a noisy curve does not end the walk. It sets no queue delay.
 
-- the sizes that count: every measured batch size, or with a latency budget only those whose
-  latency (the p99 of one batch, without queueing, or the highest percentile measured) fits the
-  budget; a size without a measured
-  latency fits any budget;
-- preferred sizes: the smallest size that reaches `SHARE` (90%) of the best throughput among
-  them, and the best one when it differs. Past that share, a larger batch buys little throughput
-  for the time a request waits for it to fill; a dip in a noisy curve does not end the walk;
-- queue delay (budget only): the budget minus the latency at the largest preferred size, so a
-  request that waits the whole delay and then runs in that batch still meets the budget.
+With a latency budget both commands take `tritoncfg tune`'s pick instead (tritoncfg/tune/advice.py):
+a simulation of the batcher on the same curve, which sizes the queue delay against queueing too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from tritoncfg.record import record
 
@@ -40,56 +37,39 @@ class Measured:
 
 @record(frozen=True)
 class Pick:
-    sizes: tuple[int, ...]  # ascending; () when no size fits the budget
-    delay_us: int | None  # with a budget only
-    best: Measured | None  # the best throughput among the sizes that count
+    sizes: tuple[int, ...]  # ascending; () when nothing was measured
+    best: Measured | None  # the best measured throughput
     why: tuple[str, ...]  # the reasoning, one line each
 
 
-def pick(curve: Sequence[Measured], budget_ms: float | None = None) -> Pick:
-    """The preferred sizes (and, with `budget_ms`, the queue delay) for one point per batch size."""
+def pick(curve: Sequence[Measured]) -> Pick:
+    """The preferred sizes for one point per batch size."""
     points = sorted(curve, key=lambda p: p.batch_size)
-    budget_us = None if budget_ms is None else budget_ms * 1000.0
-    fitting = [p for p in points if budget_us is None or _latency(p) <= budget_us]
     if not points:
-        return Pick((), None, None, ("no batch size was measured",))
-    if not fitting:
-        first = points[0]
-        shown = f" (batch {first.batch_size}: {_ms(first)})"
-        return Pick(
-            (), None, None, (f"no batch size runs within the {budget_ms:g} ms budget{shown}",)
-        )
-    best = max(fitting, key=lambda p: p.throughput)  # the smallest of equals
-    knee = next(p for p in fitting if p.throughput >= SHARE * best.throughput)
+        return Pick((), None, ("no batch size was measured",))
+    best = max(points, key=lambda p: p.throughput)  # the smallest of equals
+    knee = next(p for p in points if p.throughput >= SHARE * best.throughput)
     sizes = tuple(sorted({knee.batch_size, best.batch_size}))
-    over = [f"batch {p.batch_size} ({_ms(p)})" for p in points if p not in fitting]
-    why = [f"over the {budget_ms:g} ms budget: {', '.join(over)}"] if over else []
-    why += [
+    why = (
         f"preferred {list(sizes)}: batch {best.batch_size} gives the best "
         f"{best.throughput:,.1f} infer/s"
         + (
             f", batch {knee.batch_size} ({knee.throughput:,.1f}) reaches {SHARE:.0%} of it"
             if knee is not best
             else ""
-        )
-    ]
-    delay = None
-    if budget_us is not None:
-        largest = best if best.batch_size > knee.batch_size else knee
-        delay = max(0, round(budget_us - _latency(largest)))
-        why.append(
-            f"max_queue_delay_microseconds {delay}: the {budget_ms:g} ms budget minus "
-            f"{_ms(largest)} at batch {largest.batch_size}"
-        )
-    return Pick(sizes, delay, best, tuple(why))
+        ),
+    )
+    return Pick(sizes, best, why)
 
 
-def _latency(point: Measured) -> float:
-    return point.latency_us or 0.0
-
-
-def _ms(point: Measured) -> str:
-    return latency_text(point.latency_us, point.percentile)
+def probe_spread(latency_ms: Mapping[str, float | None]) -> tuple[tuple[float, float], ...]:
+    """A probe point's p50, p90 and p99 (ms) as `Measured.spread` (fraction, µs), the ones
+    measured: how `probe --suggest` and `gen --from-perf` read a probe report alike."""
+    return tuple(
+        (fraction, float(ms) * 1000.0)
+        for key, fraction in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99))
+        if (ms := latency_ms.get(key)) is not None
+    )
 
 
 def latency_text(latency_us: float | None, percentile: str) -> str:

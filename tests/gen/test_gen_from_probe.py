@@ -75,6 +75,12 @@ def test_gen_reads_the_opt_point_of_each_batch_size_from_a_real_report(tmp_path:
 
 
 def test_the_budget_uses_the_reports_tail_and_the_written_config_is_clean(tmp_path: Path) -> None:
+    """With a budget gen writes tune's pick on the report's curve (tritoncfg/tune/advice.py);
+    a point of 3 samples has no p99, so its time is the tail there is: their max."""
+    from tritoncfg.gen.perf import read_perf
+    from tritoncfg.tune.advice import advise
+    from tritoncfg.tune.batcher import from_model_config
+
     model, report = probed(tmp_path)
     opt = {p["batch_size"]: p for p in report["models"][0]["points"] if "opt" in p["reasons"]}
     budget_ms = 1000.0
@@ -85,8 +91,11 @@ def test_the_budget_uses_the_reports_tail_and_the_written_config_is_clean(tmp_pa
     assert set(chosen) <= set(opt)
     latency = opt[chosen[-1]]["latency_ms"]  # at the largest preferred size
     assert latency["p99"] is None  # 3 samples: the tail there is is their max
-    tail_us = latency["max"] * 1000.0
-    assert block.max_queue_delay_microseconds == max(0, round(budget_ms * 1000.0 - tail_us))
+    points = read_perf(str(tmp_path / "r.json"), "seq_model")
+    assert points[-1].latency_us == pytest.approx(opt[8]["latency_ms"]["max"] * 1000.0)
+    pick = advise(points, from_model_config(parse(CONFIG).message), budget_ms)
+    assert pick.meets and chosen == list(pick.preferred)
+    assert block.max_queue_delay_microseconds == pick.config.delay_us
     _, notes = run_gen_notes(model, tmp_path)
     assert f"max of 3 {latency['max']:.3f} ms" in notes
 

@@ -224,6 +224,11 @@ def test_suggest_reads_the_measured_curve(reshape_twins: Path) -> None:
     table = run(*args, "--latency-budget-ms", "1000")
     assert table.returncode == 0, table.stderr
     assert "dynamic_batching {" in table.stdout and "max_queue_delay_microseconds:" in table.stdout
+    # with a budget: tune's pick, with what it predicts at the load it assumed (docs/tune.md)
+    assert "#   predicted at the highest load within the budget, " in table.stdout
+    budgeted = validated(run(*args, "--latency-budget-ms", "1000", "-f", "json").stdout)
+    (picked,) = budgeted["suggestions"]
+    assert picked["prediction"]["p99_ms"] <= 1000 and picked["prediction"]["rate_given"] is None
     document = validated(run(*args, "--target-rps", "1", "-f", "json").stdout)
     (suggestion,) = document["suggestions"]
     assert suggestion["model"] == "healthy" and suggestion["instance_count"] == 1

@@ -154,11 +154,19 @@ def test_a_suggestion_of_max_batch_size_alone_writes_no_preferred_size() -> None
     assert fmt_text(text) == text
 
 
-def test_a_latency_budget_bounds_the_sizes_and_gives_the_queue_delay() -> None:
-    found = suggest(result(*((b, "OK", t, p) for b, t, p in CURVE)), budget_ms=2.0)
-    assert found is not None
-    assert found.preferred_batch_size == [4]  # batch 8's p99 3 ms is over the budget
-    assert found.max_queue_delay_microseconds == 500  # 2.0 ms - 1.5 ms
+def test_a_latency_budget_gives_tunes_pick_with_its_prediction() -> None:
+    """With a budget the suggestion is the simulation's (tritoncfg/tune/advice.py): at the
+    highest load within 2 ms, batch 4 without a delay, not the old rule's 500 µs (2 ms minus
+    batch 4's p99), and the instance count as written (no rate: only the load is searched)."""
+    found = suggest(result(*((b, "OK", t, p) for b, t, p in CURVE)), budget_ms=2.0, config=BASE)
+    assert found is not None and found.prediction is not None
+    assert found.instance_count == 3 and found.prediction["p99_ms"] <= 2.0
+    assert found.prediction["rate_given"] is None and found.prediction["requests"] == 2_000
+    plain = ModelConfig(max_batch_size=8)
+    alone = suggest(result(*((b, "OK", t, p) for b, t, p in CURVE)), budget_ms=2.0, config=plain)
+    assert alone is not None
+    assert (alone.preferred_batch_size, alone.max_queue_delay_microseconds) == ([4], 0)
+    assert alone.why[2].startswith("predicted at the highest load within the budget, ")
 
 
 def test_a_target_rate_sizes_the_instance_count_and_a_flat_curve_asks_for_two() -> None:
@@ -175,7 +183,7 @@ def test_the_curve_takes_ok_points_only_and_nothing_to_suggest_from_is_none() ->
     assert suggest(result((1, "FAIL", 0, 0))) is None
     over = suggest(result((1, "OK", 1000.0, 5.0)), budget_ms=1.0)
     assert over is not None and over.preferred_batch_size == []
-    assert "no batch size runs within the 1 ms budget" in over.why[1]
+    assert over.why[1].endswith(": no configuration tried meets p99 <= 1 ms")
 
 
 def test_the_snippet_keeps_the_fields_it_does_not_change() -> None:
@@ -186,9 +194,12 @@ def test_the_snippet_keeps_the_fields_it_does_not_change() -> None:
     assert "kind: KIND_CPU" in text and "count: 1" in text and "count: 3" not in text
     assert "max_queue_delay_microseconds: 100" in text
     assert "preferred_batch_size: [ 4, 8 ]" in text and "[ 2 ]" not in text
-    with_budget = suggest(result(*((b, "OK", t, p) for b, t, p in CURVE)), budget_ms=2.0)
-    assert with_budget is not None
-    assert "max_queue_delay_microseconds: 500" in snippet(applied(with_budget, BASE))
+    with_budget = suggest(
+        result(*((b, "OK", t, p) for b, t, p in CURVE)), budget_ms=2.0, config=BASE
+    )
+    assert with_budget is not None and with_budget.max_queue_delay_microseconds is not None
+    delay = with_budget.max_queue_delay_microseconds
+    assert f"max_queue_delay_microseconds: {delay}" in snippet(applied(with_budget, BASE))
 
 
 def test_unstable_points_are_left_out_of_the_curve_and_the_reasons_say_so() -> None:
@@ -211,13 +222,16 @@ def test_a_tail_latency_from_few_samples_is_named_for_what_it_is() -> None:
         point.latency_ms.update(p90=None, p95=None, p99=None)
     measured.points[0].latency_ms = {**latencies([1.0]), "max": 1.0}  # one run: its max alone
     measured.points[0].samples = 1
-    found = suggest(measured, budget_ms=2.0)
-    assert found is not None
-    assert "over the 2 ms budget: batch 8 (max of 9 3.000 ms)" in found.why
-    assert found.why[2] == "preferred [1]: batch 1 gives the best 1,000.0 infer/s"
-    assert found.why[3] == (
-        "max_queue_delay_microseconds 1000: the 2 ms budget minus max of 1 1.000 ms at batch 1"
-    )
+    found = suggest(measured)
+    assert found is not None and found.preferred_batch_size == [8]
+    assert found.why[1] == "preferred [8]: batch 8 gives the best 4,000.0 infer/s"
+    from tritoncfg.probe.suggest import _measured
+
+    named = [_measured(p) for p in curve(measured)]  # the tail each time is drawn from
+    assert [(m.percentile, m.latency_us) for m in named] == [
+        ("max of 1", 1000.0),
+        ("max of 9", 3000.0),
+    ]
 
 
 def test_the_batch_reach_is_the_run_from_1_and_the_first_failure() -> None:

@@ -202,7 +202,16 @@ def dynamic_batching_command(
     ] = None,
     latency_budget_ms: Annotated[
         float | None,
-        typer.Option(min=0.0, help="With --from-perf: the queue delay is what this leaves."),
+        typer.Option(
+            min=0.0,
+            help="With --from-perf: the p99 budget; the sizes and delay are tune's pick for it.",
+        ),
+    ] = None,
+    rate: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0, help="With --latency-budget-ms: requests/s to serve (default: the most)."
+        ),
     ] = None,
     write: Write = False,
 ) -> None:
@@ -218,6 +227,8 @@ def dynamic_batching_command(
         )
     if latency_budget_ms is not None and not from_perf:
         _refuse("--latency-budget-ms needs --from-perf", EXIT_USAGE)
+    if rate is not None and (latency_budget_ms is None or rate <= 0):
+        _refuse("--rate needs --latency-budget-ms, and must be above 0", EXIT_USAGE)
     target, setup = _target(model)
     policy = gen.QueuePolicy(
         timeout_action.upper() if timeout_action else None,
@@ -232,7 +243,7 @@ def dynamic_batching_command(
         if from_perf:
             from tritoncfg.gen.perf import from_measurements
 
-            sizes, delay = from_measurements(from_perf, target, latency_budget_ms, notes)
+            sizes, delay = from_measurements(from_perf, target, latency_budget_ms, notes, rate)
         request = gen.BatchingRequest(
             sizes, delay, priority_levels, default_priority_level, preserve_ordering, policy
         )

@@ -134,7 +134,8 @@ def probe_command(
         bool, typer.Option("--suggest", help="Suggest dynamic batching from the measurements.")
     ] = False,
     latency_budget_ms: Annotated[
-        float | None, typer.Option(help="--suggest: the latency budget per request.", min=0)
+        float | None,
+        typer.Option(help="--suggest: the p99 budget per request (simulated, as tune).", min=0),
     ] = None,
     target_rps: Annotated[
         float | None, typer.Option(help="--suggest: inferences/s the model must serve.", min=0)

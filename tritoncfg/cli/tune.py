@@ -63,6 +63,13 @@ def tune_command(
             min=1, help="Most instances to try (default: 4 with --rate, else the config's)."
         ),
     ] = None,
+    keep_max_batch_size: Annotated[
+        bool,
+        typer.Option(
+            "--keep-max-batch-size",
+            help="Keep max_batch_size as written (what probe --suggest and gen search).",
+        ),
+    ] = False,
     gpus: Gpus = 1,
     gpu_memory: Annotated[
         str | None,
@@ -82,8 +89,8 @@ def tune_command(
     ] = False,
 ) -> None:
     """Search batching and instance settings by simulation for a p99 latency objective."""
-    from tritoncfg.gen.tuned import instance_unit
-    from tritoncfg.tune.search import Objective, Space, search, why_first
+    from tritoncfg.tune.batcher import instance_unit
+    from tritoncfg.tune.search import Objective, search, space_for, why_first
 
     if (rate is None) == (not max_throughput):
         fail("give the objective's load: --rate or --max-throughput (one of them)")
@@ -95,13 +102,9 @@ def tune_command(
     curve = service_curve(service_ms, from_perf, target.name)
     setup = _setup(target, gpu_memory)
     unit = instance_unit(target.parsed.message, gpus)
-    most = max_instances or (4 if rate is not None else base.instances)
-    if unit is None:
-        space = Space(largest_batch or base.max_batch_size, base.instances, base.instances)
-    else:
-        space = Space(largest_batch or base.max_batch_size, max(most, unit), unit)
-        if setup.options.gpu_memory is not None:  # --gpu-memory, or the project's setting
-            space = _fitting(target, base, gpus, space, setup)
+    space = space_for(base, unit, rate, largest_batch, max_instances, keep_max_batch_size)
+    if unit is not None and setup.options.gpu_memory is not None:  # or the project's setting
+        space = _fitting(target, base, gpus, space, setup)
     goal = Objective(slo_p99_ms, rate, requests, overhead_ms, seed)
     trials = search(base, curve, space, goal)
     why = why_first(trials, goal)

@@ -8,10 +8,11 @@ batch size is perf_analyzer's `-b`. A batch-size sweep is therefore given either
 a `Batch` column the user adds (the `-b` of each row), or as one file per `-b`, written `B=FILE`.
 
 Per batch size, the throughput is the best `Inferences/Second` of its rows and the latency is the
-p99 (else p95, p90, p50, avg) of its lowest-load row; the notes name the one used. The sizes up to max_batch_size then go through
-the rule `probe --suggest` applies too (tritoncfg/batch_rule.py, docs/gen.md): the smallest size
-reaching 90% of the best throughput and the best one, within the latency budget if one is given,
-and the queue delay the budget leaves at the largest of them.
+p99 (else p95, p90, p50, avg) of its lowest-load row; the notes name the one used. Without a
+latency budget the sizes up to max_batch_size go through the rule `probe --suggest` applies too
+(tritoncfg/batch_rule.py, docs/gen.md): the smallest size reaching 90% of the best throughput and
+the best one. With a budget, `tritoncfg tune`'s search picks the sizes and the queue delay
+(simulated.py).
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tritoncfg.batch_rule import RULE, Measured, latency_text, pick
-from tritoncfg.gen.change import GenError, GenUsageError
+from tritoncfg.batch_rule import RULE, Measured, latency_text, pick, probe_spread
+from tritoncfg.gen.change import GenUsageError
 from tritoncfg.gen.target import Target
 from tritoncfg.record import record
 
@@ -205,47 +206,61 @@ def _probe_point(size: int, point: dict[str, Any]) -> Point:
         name, ms = key, latency.get(key)
     else:
         name, ms = tail(latency, int(samples))
-    spread = tuple(
-        (fraction, float(latency[key]) * 1000.0)
-        for key, fraction in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99))
-        if latency.get(key) is not None
-    )
     rate = float(point["throughput"])
-    return Point(size, rate, None if ms is None else ms * 1000.0, name, spread)
+    return Point(size, rate, None if ms is None else ms * 1000.0, name, probe_spread(latency))
 
 
-def choose(points: list[Point], max_batch_size: int, budget_ms: float | None) -> Choice:
-    """The preferred sizes and queue delay the measurements support (tritoncfg/batch_rule.py)."""
+def choose(points: list[Point], max_batch_size: int) -> Choice:
+    """The preferred sizes the measurements support without a latency budget
+    (tritoncfg/batch_rule.py); no queue delay."""
+    usable = usable_points(points, max_batch_size)
+    found = pick(usable)
+    return Choice(found.sizes, None, (f"rule: {RULE}", *measured_notes(usable), *found.why))
+
+
+def usable_points(points: list[Point], max_batch_size: int) -> list[Point]:
+    """The points up to max_batch_size; GenUsageError for fewer than two batch sizes."""
     usable = [p for p in points if p.batch_size <= max_batch_size]
     if len({p.batch_size for p in usable}) < 2:
         raise GenUsageError(
             "the measurements need at least two batch sizes up to max_batch_size "
             f"{max_batch_size} (run perf_analyzer with several -b; see docs/gen.md)"
         )
-    notes = [f"rule: {RULE}"]
-    for point in sorted(usable, key=lambda p: p.batch_size):
+    return usable
+
+
+def measured_notes(points: list[Point]) -> list[str]:
+    """One note per measured batch size: its throughput and latency."""
+    notes = []
+    for point in sorted(points, key=lambda p: p.batch_size):
         latency = (
             ""
             if point.latency_us is None
             else f", {latency_text(point.latency_us, point.percentile)}"
         )
         notes.append(f"batch {point.batch_size}: {point.throughput:,.1f} infer/s{latency}")
-    found = pick(usable, budget_ms)
-    if not found.sizes:
-        raise GenError(f"no measured batch size runs within the latency budget of {budget_ms:g} ms")
-    notes.extend(found.why)
-    return Choice(found.sizes, found.delay_us, tuple(notes))
+    return notes
 
 
 def from_measurements(
-    specs: list[str], target: Target, budget_ms: float | None, notes: list[str]
+    specs: list[str],
+    target: Target,
+    budget_ms: float | None,
+    notes: list[str],
+    rate: float | None = None,
 ) -> tuple[tuple[int, ...], int | None]:
     """The preferred sizes (`()`: none, Triton's `[max_batch_size]`) and queue delay (None:
-    leave it) that `--from-perf` sets, with the notes that explain them."""
+    leave it) that `--from-perf` sets, with the notes that explain them: with a latency budget,
+    the pick of `tune`'s search (simulated.py), else the rule of batch_rule.py."""
     read: list[str] = []
     points = [p for spec in specs for p in read_perf(spec, target.name, read)]
     max_batch_size = target.parsed.message.max_batch_size
-    choice = choose(points, max_batch_size, budget_ms)
+    if budget_ms is None:
+        choice = choose(points, max_batch_size)
+    else:
+        from tritoncfg.gen.simulated import simulated_choice
+
+        choice = simulated_choice(points, target, budget_ms, rate)
     notes.extend(read)
     notes.extend(choice.notes)
     if choice.preferred == (max_batch_size,):

@@ -13,25 +13,10 @@ from tritoncfg.gen.change import Change, GenError, blocking_findings, set_fields
 from tritoncfg.gen.dynamic_batching import BatchingRequest, build
 from tritoncfg.gen.target import Target
 from tritoncfg.schema import ModelConfig
-from tritoncfg.tune.batcher import BatcherConfig, from_model_config
+from tritoncfg.tune.batcher import BatcherConfig, from_model_config, instance_unit
 
 if TYPE_CHECKING:
     from tritoncfg.lintoptions import LintSetup
-
-
-def instance_unit(config: ModelConfig, gpus: int) -> int | None:
-    """How many instances one more `count` of the config's instance group adds (its devices;
-    no group: Triton's default group, on each of `gpus`); None with several groups, whose
-    counts `tune` leaves as they are."""
-    groups = config.instance_group
-    if len(groups) > 1:
-        return None
-    if not groups:
-        return gpus
-    single = ModelConfig()
-    single.instance_group.add().CopyFrom(groups[0])
-    single.instance_group[0].count = 1
-    return from_model_config(single, gpus).instances
 
 
 def tuned_change(target: Target, chosen: BatcherConfig, gpus: int, notes: list[str]) -> Change:

@@ -29,12 +29,14 @@ def advise(
 ) -> tuple[str, dict[str, Any]] | None:
     """The text `--suggest` prints for the model and its JSON entry; None when the model has no
     measured batch point."""
-    found = suggest(result, budget_ms, target_rps)
+    written = _written(plan)
+    config = plan.config if written is None else written[1].message
+    found = suggest(result, budget_ms, target_rps, config)
     if found is None:
         return None
     text = None
     if found.preferred_batch_size or found.instance_count is not None:
-        text = _vetted(found, plan)
+        text = _vetted(found, plan, written)
     if plan.config.HasField("ensemble_scheduling"):
         found.why.append(ENSEMBLE)
     entry = asdict(found)
@@ -42,11 +44,12 @@ def advise(
     return render(found, text), entry
 
 
-def _vetted(found: Suggestion, plan: ModelPlan) -> str | None:
+def _vetted(
+    found: Suggestion, plan: ModelPlan, written: tuple[str, ParsedConfig] | None
+) -> str | None:
     """The snippet, when lint accepts the model's config with it pasted in (the written
     `dynamic_batching` and `instance_group` replaced by it); else None, `why` saying what lint
     found. A model without a config file gets the snippet unlinted."""
-    written = _written(plan)
     if written is None:
         return snippet(applied(found, plan.config))
     source, parsed = written

@@ -3,26 +3,33 @@
 The curve is the model's OK points that differ only in batch size (for several shape points per
 batch size, the one at "opt", else the first). The rules (docs/probe.md):
 
-- preferred_batch_size and max_queue_delay_microseconds: the rule `gen dynamic-batching
-  --from-perf` applies too (tritoncfg/batch_rule.py): the smallest batch size reaching 90% of the
-  best measured throughput and the best one, with `--latency-budget-ms` only sizes whose p99
-  fits the budget, and the delay the budget leaves at the largest of them; none when nothing fits.
-- instance count: with `--target-rps`, ceil(target / best throughput); without it, 2 when
-  batching gains less than 1.5x throughput from batch 1 to the largest size (the runtime does
-  not batch well, so concurrent instances are the way to use the hardware), else 1.
+- with `--latency-budget-ms`: the pick of `tritoncfg tune`'s search (tritoncfg/tune/advice.py,
+  which `gen dynamic-batching --from-perf --latency-budget-ms` makes too): preferred sizes, queue
+  delay and instance count simulated on the curve at `--target-rps` (else the highest load within
+  the budget), printed with the throughput and p99 it predicts;
+- without a budget, preferred_batch_size by the rule `gen dynamic-batching --from-perf` applies
+  too (tritoncfg/batch_rule.py): the smallest batch size reaching 90% of the best measured
+  throughput and the best one; instance count: with `--target-rps`, ceil(target / best
+  throughput); without it, 2 when batching gains less than 1.5x throughput from batch 1 to the
+  largest size (the runtime does not batch well, so concurrent instances are the way to use the
+  hardware), else 1.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import field
+from typing import TYPE_CHECKING
 
-from tritoncfg.batch_rule import Measured, pick
+from tritoncfg.batch_rule import Measured, pick, probe_spread
 from tritoncfg.probe.contract import PointResult
 from tritoncfg.probe.measure import tail
 from tritoncfg.probe.results import ModelResult
 from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig
+
+if TYPE_CHECKING:
+    from tritoncfg.tune.advice import Advice
 
 FLAT = 1.5  # batching gains below this from batch 1 to the largest size: a flat curve
 
@@ -34,6 +41,8 @@ class Suggestion:
     max_queue_delay_microseconds: int | None = None
     instance_count: int | None = None
     why: list[str] = field(default_factory=list)
+    # with a budget: what the simulation predicts (advice.py: Advice.prediction)
+    prediction: dict[str, float | int | None] | None = None
 
 
 def curve(result: ModelResult) -> list[PointResult]:
@@ -78,9 +87,13 @@ def stability(result: ModelResult) -> str:
 
 
 def suggest(
-    result: ModelResult, budget_ms: float | None = None, target_rps: float | None = None
+    result: ModelResult,
+    budget_ms: float | None = None,
+    target_rps: float | None = None,
+    config: ModelConfig | None = None,
 ) -> Suggestion | None:
-    """The suggestion for one model, None when fewer than one batching point was measured."""
+    """The suggestion for one model, None when fewer than one batching point was measured;
+    `config`: the model's config as written (the simulation's starting point)."""
     points = curve(result)
     if not _measured_points(result):
         return None
@@ -91,12 +104,13 @@ def suggest(
             "--max-windows or --stability-percentage)"
         )
         return found
-    chosen = pick([_measured(p) for p in points], budget_ms)
+    if budget_ms is not None:
+        return _simulated(found, points, result, budget_ms, target_rps, config)
+    chosen = pick([_measured(p) for p in points])
     found.why.extend(chosen.why)
     if chosen.best is None:
         return found
     found.preferred_batch_size = list(chosen.sizes)
-    found.max_queue_delay_microseconds = chosen.delay_us
     if _only_max(found, result.max_batch_size):
         found.why.append(
             "that is max_batch_size, which Triton already prefers: no preferred_batch_size to write"
@@ -104,6 +118,50 @@ def suggest(
     found.instance_count, why = _instances(points, chosen.best.throughput, target_rps)
     found.why.append(why)
     return found
+
+
+def _simulated(
+    found: Suggestion,
+    points: list[PointResult],
+    result: ModelResult,
+    budget_ms: float,
+    target_rps: float | None,
+    config: ModelConfig | None,
+) -> Suggestion:
+    """The pick `tune`'s search makes on the curve (tritoncfg/tune/advice.py)."""
+    from tritoncfg.tune.advice import advise
+    from tritoncfg.tune.batcher import (
+        BatcherConfig,
+        SimulationInputError,
+        from_model_config,
+        instance_unit,
+    )
+
+    try:
+        unit = None if config is None else instance_unit(config, 1)
+        base = BatcherConfig(result.max_batch_size)
+        if config is not None:
+            base = from_model_config(config)
+        advice = advise([_measured(p) for p in points], base, budget_ms, target_rps, unit)
+    except SimulationInputError as exc:  # a scheduler the simulator does not model
+        found.why.append(f"nothing simulated: {exc}")
+        return found
+    found.why.extend(advice.why)
+    if advice.meets:
+        _take(found, advice, unit, result.max_batch_size)
+    return found
+
+
+def _take(found: Suggestion, advice: Advice, unit: int | None, max_batch_size: int) -> None:
+    found.preferred_batch_size = list(advice.preferred)
+    found.max_queue_delay_microseconds = advice.config.delay_us
+    found.prediction = advice.prediction()
+    if unit is not None:
+        found.instance_count = advice.config.instances // unit
+    if _only_max(found, max_batch_size):
+        found.why.append(
+            "that is max_batch_size, which Triton already prefers: no preferred_batch_size to write"
+        )
 
 
 def _instances(
@@ -123,8 +181,11 @@ def _instances(
 
 
 def _measured(point: PointResult) -> Measured:
-    name, value = tail(point.latency_ms or {}, point.samples)
-    return Measured(_batch(point), _rate(point), None if value is None else value * 1000.0, name)
+    """The point as `gen --from-perf` reads it from the report (gen/perf.py: _probe_point)."""
+    latency = point.latency_ms or {}
+    name, value = tail(latency, point.samples)
+    tail_us = None if value is None else value * 1000.0
+    return Measured(_batch(point), _rate(point), tail_us, name, probe_spread(latency))
 
 
 def _rate(point: PointResult) -> float:

@@ -120,6 +120,21 @@ def from_model_config(config: ModelConfig, gpus_per_group: int = 1) -> BatcherCo
     )
 
 
+def instance_unit(config: ModelConfig, gpus: int) -> int | None:
+    """How many instances one more `count` of the config's instance group adds (its devices;
+    no group: Triton's default group, on each of `gpus`); None with several groups, whose
+    counts `tune` leaves as they are."""
+    groups = config.instance_group
+    if len(groups) > 1:
+        return None
+    if not groups:
+        return gpus
+    single = ModelConfig()
+    single.instance_group.add().CopyFrom(groups[0])
+    single.instance_group[0].count = 1
+    return from_model_config(single, gpus).instances
+
+
 def _group_instances(group: object, gpus_per_group: int) -> int:
     count = getattr(group, "count", 0) or 1
     kind = getattr(group, "kind", 0)

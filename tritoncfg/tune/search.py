@@ -62,11 +62,33 @@ class Space:
     largest_batch: int
     most_instances: int
     instance_step: int = 1
+    # max_batch_size kept as written, dynamic batching on: what the suggestions write (advice.py)
+    keep_batch: bool = False
+
+
+def space_for(
+    base: BatcherConfig,
+    unit: int | None,
+    rate: float | None,
+    largest_batch: int | None = None,
+    most_instances: int | None = None,
+    keep_batch: bool = False,
+) -> Space:
+    """What `tune` searches by default: max_batch_size up to the written one, instances in steps
+    of `unit` (the one group's devices; None: several groups, counts kept) up to 4 with a rate,
+    else the written count."""
+    largest = base.max_batch_size if keep_batch else (largest_batch or base.max_batch_size)
+    if unit is None:
+        return Space(largest, base.instances, base.instances, keep_batch)
+    most = most_instances or (4 if rate is not None else base.instances)
+    return Space(largest, max(most, unit), unit, keep_batch)
 
 
 def search(base: BatcherConfig, curve: ServiceCurve, space: Space, goal: Objective) -> list[Trial]:
     """Every configuration tried, best first; of those with the same outcome only the first
     (simplest: shorter delay, smaller max_batch_size, fewer preferred sizes)."""
+    if space.keep_batch and base.max_batch_size > 0:
+        base = replace(base, dynamic=True)  # the suggestions write a dynamic_batching block
     run = _runner(curve, goal)
     first = [run(config) for config in _round_one(base, space)]
     first.append(replace(run(base), written=True))
@@ -139,6 +161,8 @@ def _simplicity(config: BatcherConfig, written: int) -> tuple[int, int, bool, in
 def _round_one(base: BatcherConfig, space: Space) -> Iterator[BatcherConfig]:
     batching = base.max_batch_size > 0
     limits = _sizes(space.largest_batch) if batching else [0]
+    if space.keep_batch:
+        limits = [base.max_batch_size]
     for instances in range(space.instance_step, space.most_instances + 1, space.instance_step):
         for limit in limits:
             yield replace(
@@ -248,4 +272,14 @@ def why_first(trials: list[Trial], goal: Objective) -> str:
     return f"p99 {a.latency.p99_ms:.3f} ms vs {b.latency.p99_ms:.3f} ms for #2, same instances"
 
 
-__all__ = ["Objective", "Space", "Trial", "capacity", "distinct", "rank", "search", "why_first"]
+__all__ = [
+    "Objective",
+    "Space",
+    "Trial",
+    "capacity",
+    "distinct",
+    "rank",
+    "search",
+    "space_for",
+    "why_first",
+]
