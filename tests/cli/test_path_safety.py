@@ -144,8 +144,8 @@ def test_names_and_paths_too_long(tmp_path: Path, command: list[str], shape: str
 
 def test_gen_ensemble_name_too_long(linked: tuple[Path, Path]) -> None:
     repo, _ = linked
+    status, out = run("gen", "ensemble", LONG_NAME, "--step", "s", "--repository", str(repo))
     assert status == 2 and "at most 255 bytes" in out, out  # the name rule new and gen share
-    assert status == 2 and "too long for the file system" in out, out
     assert sorted(p.name for p in repo.iterdir()) == ["b", "s"]
 
 
