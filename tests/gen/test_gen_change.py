@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from clikit import run
 
-from tritoncfg.gen.change import Change, GenError, set_fields
+from tritoncfg.gen.change import Change, GenError
+from tritoncfg.gen.field_update import set_fields
 from tritoncfg.gen.instance_group import GroupRequest, build
 from tritoncfg.schema import ModelConfig, ModelInstanceGroup
 from tritoncfg.text import parse
@@ -29,12 +30,14 @@ def _groups(count: int) -> ModelConfig:
 
 
 def test_repeated_blocks_are_replaced_by_one_list_in_the_first_place() -> None:
+    # two groups become one: the list is replaced, and its trailing comment (on the old value)
+    # goes with it; comment lines stay
     text = set_fields(parse(SOURCE), _groups(3), ("instance_group",))
     assert text == (
         "# header\n"
         'name: "m"  # the name\n'
         "max_batch_size: 4\n"
-        "instance_group [\n  {\n    count: 3\n    kind: KIND_CPU\n  }\n]  # first\n"
+        "instance_group [\n  {\n    count: 3\n    kind: KIND_CPU\n  }\n]\n"
         "# between\n"
         "# trailing comment at the end"
     )
