@@ -98,3 +98,17 @@ def test_a_no_op_changes_nothing_and_says_so(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         assert done.stdout == "" and "nothing to change" in done.stderr
     assert (model / "config.pbtxt").read_text() == TENSORRT
+
+
+def test_warmup_data_written_before_is_no_change(tmp_path: Path) -> None:
+    model = _tensorrt(tmp_path / "repo")
+    args = ("gen", "warmup", str(model), "--data", "random", "--data-dir", "--write")
+    first = run(*args)
+    assert first.returncode == 0 and "wrote" in first.stderr, first.stderr
+    data = (model / "warmup" / "IN.bin").read_bytes()
+    again = run(*args)
+    assert again.returncode == 0 and "nothing to change" in again.stderr, again.stderr
+    (model / "warmup" / "IN.bin").write_bytes(b"\0" * len(data))  # edited: written again
+    third = run(*args)
+    assert third.returncode == 0 and "wrote" in third.stderr
+    assert (model / "warmup" / "IN.bin").read_bytes() == data

@@ -45,7 +45,7 @@ class Change:
     def changed(self) -> bool:
         return (
             self.before != self.after
-            or bool(self.extra_files)
+            or any(not _holds(path, data) for path, data in self.extra_files.items())
             or any(not d.is_dir() for d in self.make_dirs)
         )
 
@@ -56,6 +56,16 @@ class Change:
             self.before.splitlines(True), self.after.splitlines(True), old, shown
         )
         return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    """The regular file `path` holds `data` already (a warmup file written before)."""
+    from tritoncfg.confined import read_regular
+
+    try:
+        return read_regular(path, limit=len(data) + 1, follow=False) == data
+    except OSError:  # missing, not a regular file, larger: written again
+        return False
 
 
 def shown_path(path: Path) -> str:
