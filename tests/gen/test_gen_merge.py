@@ -112,3 +112,26 @@ def test_warmup_data_written_before_is_no_change(tmp_path: Path) -> None:
     third = run(*args)
     assert third.returncode == 0 and "wrote" in third.stderr
     assert (model / "warmup" / "IN.bin").read_bytes() == data
+
+
+def test_groups_added_and_removed_keep_the_comments_of_the_first(tmp_path: Path) -> None:
+    model = _tensorrt(tmp_path / "repo")
+    config = model / "config.pbtxt"
+    split = run("gen", "instance-group", str(model), "--gpus", "0,1", "--per-gpu", "--write")
+    assert split.returncode == 0, split.stderr
+    groups = parse(config.read_text()).message.instance_group
+    assert [(g.count, list(g.gpus), list(g.profile)) for g in groups] == [
+        (2, [0], ["1"]),
+        (2, [1], ["1"]),
+    ]
+    assert "    count: 2  # measured on A100\n" in config.read_text()
+    joined = run("gen", "instance-group", str(model), "--gpus", "0", "--write")
+    assert joined.returncode == 0, joined.stderr
+    expected = TENSORRT.replace('    profile: [ "1" ]  # the batch-8 engine profile\n', "")
+    expected = expected.replace("    kind: KIND_GPU\n", "")
+    after = config.read_text()
+    for line in expected.splitlines():
+        assert line in after.splitlines()  # every line kept, comments included
+    assert [list(g.gpus) for g in parse(after).message.instance_group] == [[0]]
+    assert run("fmt", "--check", str(config)).returncode == 0
+    assert errors(model) == []

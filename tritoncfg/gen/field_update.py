@@ -3,13 +3,13 @@ field that differs, so the rest of the file — comments, order, layout — stay
 
 For each field to set: one whose value is already the wanted one is left alone; one not written
 is added after the last field of its block (top level: after the last top-level field); one
-the wanted message leaves unset is removed. A message written once (`dynamic_batching { ... }`),
-and a list of messages written with as many entries as wanted (`instance_group [ {...}, {...} ]`),
-is descended into and updated field by field, so the comments on the fields that stay are kept.
-Anything else (a scalar, a list of scalars, a map, a list whose length changes) is replaced in
-its place in `tritoncfg fmt` style; later occurrences of it are removed. A replaced or removed
-field takes its trailing comment with it (it described the old value); comment lines before a
-field stay. The result must bind to exactly the message intended, or GenError says so.
+the wanted message leaves unset is removed. A message written once (`dynamic_batching { ... }`)
+and each entry of a list of messages (`instance_group [ {...}, {...} ]`) is descended into and
+updated field by field, so the comments on the fields that stay are kept; a list written once
+(`name [ ... ]`) that grows or shrinks gets entries added after its last or its last removed.
+Anything else (a scalar, a list of scalars, a map) is replaced in its place in `tritoncfg fmt`
+style; later occurrences of it are removed. A replaced or removed field takes its trailing
+comment with it (it described the old value); comment lines before a field stay. The result must bind to exactly the message intended, or GenError says so.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from tritoncfg.gen.change import GenError
 from tritoncfg.schema import ModelConfig
 from tritoncfg.text import ParsedConfig, parse
 from tritoncfg.text.edits import Edit, apply_edits, delete_field, line_span
+from tritoncfg.text.printer import INDENT
+from tritoncfg.text.span import Span
 from tritoncfg.text.tree import Block, Field, ListValue
 
 
@@ -94,8 +96,14 @@ class _Update:
         pairs: list[tuple[Message, Message]]
         if fd.is_repeated:
             olds, news = list(getattr(have, name)), list(getattr(want, name))
-            if blocks is None or not len(blocks) == len(olds) == len(news):
+            if blocks is None or len(blocks) != len(olds):
                 return False
+            if len(news) != len(olds):
+                resized = self._resize(written[0], len(olds), want, name)
+                if resized is None:
+                    return False
+                blocks = blocks[: len(resized)]
+                olds, news = olds[: len(resized)], resized
             pairs = list(zip(olds, news, strict=True))
         else:
             if blocks is None or len(blocks) != 1 or not getattr(want, name).ListFields():
@@ -108,6 +116,34 @@ class _Update:
         for found, (old, new) in zip(blocks, pairs, strict=True):
             self.block(found.fields, found, old, new, every)
         return True
+
+    def _resize(self, node: Field, count: int, want: Message, name: str) -> list[Message] | None:
+        """A list of messages `[ {...}, ... ]` of `count` entries, written once, grown or
+        shrunk at its end to `want`'s: entries added after its last, or its last ones removed.
+        Returns the entries of `want` it keeps (to update in place); None when it is not
+        written so that this can be done (a comment after the entry where the edit goes)."""
+        news = list(getattr(want, name))
+        kept = min(count, len(news))
+        value = node.value
+        if not isinstance(value, ListValue) or not kept or value.items[kept - 1].trailing:
+            return None
+        end = value.items[kept - 1].value.span
+        if len(news) < count:
+            last = value.items[-1]
+            stop = (last.trailing or last.value).span
+            self.edits.append(
+                Edit(Span(end.end_line, end.end_column, stop.end_line, stop.end_column), "")
+            )
+            return news
+        added = type(want)()
+        getattr(added, name).extend(news[kept:])
+        line = self.lines[end.end_line - 1]
+        pad = line[: len(line) - len(line.lstrip())]
+        inner = render_message(added).rstrip("\n").split("\n")[1:-1]  # the entries of `[ ]`
+        body = "\n".join(pad + text.removeprefix(INDENT) for text in inner)
+        at = Span(end.end_line, end.end_column, end.end_line, end.end_column)
+        self.edits.append(Edit(at, ",\n" + body))
+        return news[:kept]
 
     def _replace(self, node: Field, single: Message) -> Edit:
         """The field (and its trailing comment) replaced by `single` rendered, indented as the
