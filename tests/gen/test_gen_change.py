@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from clikit import run
 
-from tritoncfg.gen.change import Change, GenError, set_fields
+from tritoncfg.gen.change import Change, GenError
+from tritoncfg.gen.field_update import set_fields
 from tritoncfg.gen.instance_group import GroupRequest, build
 from tritoncfg.schema import ModelConfig, ModelInstanceGroup
 from tritoncfg.text import parse
@@ -29,12 +30,14 @@ def _groups(count: int) -> ModelConfig:
 
 
 def test_repeated_blocks_are_replaced_by_one_list_in_the_first_place() -> None:
+    # two groups become one: the list is replaced, and its trailing comment (on the old value)
+    # goes with it; comment lines stay
     text = set_fields(parse(SOURCE), _groups(3), ("instance_group",))
     assert text == (
         "# header\n"
         'name: "m"  # the name\n'
         "max_batch_size: 4\n"
-        "instance_group [\n  {\n    count: 3\n    kind: KIND_CPU\n  }\n]  # first\n"
+        "instance_group [\n  {\n    count: 3\n    kind: KIND_CPU\n  }\n]\n"
         "# between\n"
         "# trailing comment at the end"
     )
@@ -83,3 +86,38 @@ def test_tensorrt_groups_take_profiles_and_nvdla_cores() -> None:
         build(GroupRequest(profiles=("-1",)), config, "m")
     with pytest.raises(GenError, match="ensemble"):
         build(GroupRequest(), ModelConfig(platform="ensemble"), "e")
+
+
+NESTED = """\
+name: "m"
+instance_group [
+  {
+    # first group
+    count: 2  # two
+    kind: KIND_GPU
+    profile: [ "1" ]  # engine profile
+  }
+]
+dynamic_batching { }  # on
+"""
+
+
+def test_only_the_fields_that_differ_are_edited() -> None:
+    parsed = parse(NESTED)
+    wanted = ModelConfig()
+    wanted.CopyFrom(parsed.message)
+    del wanted.instance_group[0].profile[:]
+    wanted.dynamic_batching.max_queue_delay_microseconds = 50
+    text = set_fields(parsed, wanted, ("instance_group", "dynamic_batching"))
+    assert text == NESTED.replace('    profile: [ "1" ]  # engine profile\n', "").replace(
+        "dynamic_batching { }  # on",
+        "dynamic_batching {\n  max_queue_delay_microseconds: 50\n}  # on",
+    )
+    assert set_fields(parsed, parsed.message, ("instance_group", "dynamic_batching")) == NESTED
+
+
+def test_an_empty_value_clears_an_instance_group_field() -> None:
+    config = parse(NESTED).message
+    config.platform = "tensorrt_plan"
+    (group,) = build(GroupRequest(profiles=(), gpus=()), config, "m")
+    assert (group.count, list(group.profile), list(group.gpus)) == (2, [], [])

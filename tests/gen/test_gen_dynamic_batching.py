@@ -131,3 +131,25 @@ def test_options_not_given_keep_the_values_of_the_block(tmp_path: Path) -> None:
     cleared = run("gen", "dynamic-batching", str(model), "--preferred", "", "--write")
     assert cleared.returncode == 0, cleared.stderr
     assert list(parse(config.read_text()).message.dynamic_batching.preferred_batch_size) == []
+
+
+def test_the_warnings_of_the_result_are_shown_and_do_not_block(tmp_path: Path) -> None:
+    model = corpus_model(ONNX_MODEL, tmp_path / "repo")
+    args = ("--max-queue-size", "2", "--preferred", "4")
+    shown = run("gen", "dynamic-batching", str(model), *args)
+    assert shown.returncode == 0 and shown.stdout.startswith("--- "), shown.stderr
+    assert "warning: TC912 preferred batch size 4 can never form" in shown.stderr
+    written = run("gen", "dynamic-batching", str(model), *args, "--write")
+    assert written.returncode == 0 and "warning: TC912" in written.stderr
+    assert parse((model / "config.pbtxt").read_text()).message.dynamic_batching.HasField(
+        "default_queue_policy"
+    )
+
+
+def test_warnings_block_under_warnings_as_errors_and_the_refusal_says_so(tmp_path: Path) -> None:
+    model = corpus_model(ONNX_MODEL, tmp_path / "repo")
+    (tmp_path / "tritoncfg.toml").write_text("warnings-as-errors = true\n")
+    message = _refused(model, "--max-queue-size", "2", "--preferred", "4")
+    assert "warning: TC912" in message
+    last = message.splitlines()[-1]
+    assert "warnings fail the lint under warnings-as-errors (" in last and "TC912" in last

@@ -182,3 +182,38 @@ def test_an_empty_version_folder_gets_its_gitkeep_and_then_nothing_changes(tmp_p
     assert (repo / "pipe" / "1" / ".gitkeep").read_bytes() == b""
     again = run(*args, "--write")
     assert again.returncode == 0 and "already as generated; nothing to change" in again.stderr
+
+
+def test_the_name_of_an_existing_model_is_refused(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    step_model(repo, "pre", [("RAW", ["b", 4])], [("X", ["b", 4])])
+    step_model(repo, "classifier", [("X", ["b", 4])], [("Y", ["b", 4])])
+    before = (repo / "classifier" / "config.pbtxt").read_text()
+    done = run("gen", "ensemble", "classifier", "--step", "pre", "--repository", str(repo))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "model 'classifier' exists and is not an ensemble (backend 'onnxruntime')" in (
+        done.stderr
+    )
+    assert "internal error" not in done.stderr
+    (repo / "bare" / "1").mkdir(parents=True)  # a model left to auto-complete: no config file
+    make_onnx(
+        repo / "bare" / "1" / "model.onnx", [("X", FLOAT, ["b", 4])], [("Z", FLOAT, ["b", 4])]
+    )
+    bare = run("gen", "ensemble", "bare", "--step", "pre", "--repository", str(repo), "--write")
+    assert bare.returncode == 2 and "a model directory of the repository already" in bare.stderr
+    assert (repo / "classifier" / "config.pbtxt").read_text() == before
+    assert not (repo / "bare" / "config.pbtxt").exists()
+
+
+def test_a_model_may_be_two_steps(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    step_model(repo, "norm", [("RAW", ["b", 4])], [("X", ["b", 4])])
+    step_model(repo, "proj", [("X", ["b", 4])], [("Y", ["b", 4])])
+    steps = ("--step", "norm", "--step", "proj", "--step", "norm", "--map", "norm.RAW=RAW")
+    done = run("gen", "ensemble", "pipe", *steps, "--repository", str(repo), "--write")
+    assert done.returncode == 0, done.stderr
+    message = parse((repo / "pipe" / "config.pbtxt").read_text()).message
+    used = [(s.model_name, dict(s.output_map)) for s in message.ensemble_scheduling.step]
+    assert used == [("norm", {"X": "X"}), ("norm", {"X": "norm_X"}), ("proj", {"Y": "Y"})]
+    assert sorted(t.name for t in message.output) == ["Y", "norm_X"]
+    assert errors(repo) == []

@@ -47,7 +47,7 @@ def test_one_group_spanning_gpus_with_rate_limiter(tmp_path: Path) -> None:
 
 def test_a_gpu_group_without_gpus_is_explained(tmp_path: Path) -> None:
     model = corpus_model(PYTHON_MODEL, tmp_path / "repo")
-    done = run("gen", "instance-group", str(model), "--count", "3")
+    done = run("gen", "instance-group", str(model), "--kind", "gpu", "--count", "3")
     assert done.returncode == 0, done.stderr
     assert "every GPU of the host" in done.stderr
     assert "+    count: 3\n" in done.stdout and "gpus:" not in done.stdout
@@ -92,7 +92,9 @@ def test_gpu_memory_refuses_a_count_whose_weights_do_not_fit(tmp_path: Path) -> 
     assert errors(model) == []
     done = run("gen", "instance-group", str(model), "--count", "2", "--gpu-memory", "6MiB")
     assert done.returncode == 1
-    assert "TC914" in done.stderr and "nothing written" in done.stderr
+    assert "warning: TC914" in done.stderr and "nothing written" in done.stderr
+    # a warning that blocks says why it does
+    assert "TC914 (warning): the gpu-memory given" in done.stderr
     fits = run(
         "gen", "instance-group", str(model), "--count", "1", "--gpu-memory", "6MiB", "--write"
     )

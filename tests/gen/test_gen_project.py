@@ -134,3 +134,44 @@ def test_the_backends_setting_decides_as_for_lint(installed: bool, tmp_path: Pat
     assert (done.returncode == 0) is installed, done.stderr
     assert ("TC120" in done.stderr) is not installed
     assert ("preferred_batch_size" in (model / "config.pbtxt").read_text()) is installed
+
+
+def test_model_files_optional_as_for_lint(tmp_path: Path) -> None:
+    root = _project(tmp_path / "demo")
+    _require_model_files(root)
+    model = root / REPOSITORY / "clf"
+    args = ("gen", "dynamic-batching", "--preferred", "4", str(model))
+    assert run(*args).returncode == 1  # TC126: the model file is required
+    assert run("lint", str(root), "--model-files", "optional").returncode == 0
+    done = run(*args, "--model-files", "optional", "--write")
+    assert done.returncode == 0, done.stderr
+    assert list(parse((model / "config.pbtxt").read_text()).message.dynamic_batching
+                .preferred_batch_size) == [4]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "generator",
+    [("dynamic-batching", "--preferred", "4"), ("warmup",), ("instance-group", "--kind", "cpu")],
+)
+def test_config_and_isolated_choose_the_settings_as_for_lint(
+    generator: tuple[str, ...], tmp_path: Path
+) -> None:
+    root = _project(tmp_path / "demo")
+    model = root / REPOSITORY / "clf"
+    lax = tmp_path / "lax.toml"
+    lax.write_text((root / "tritoncfg.toml").read_text())
+    _require_model_files(root)
+    assert run("gen", *generator, str(model)).returncode == 1  # the project's settings apply
+    for option in (("--config", str(lax)), ("--isolated", "--model-files", "optional")):
+        assert run("lint", str(root / REPOSITORY), *option).returncode == 0
+        done = run("gen", *generator, str(model), *option)
+        assert done.returncode == 0 and done.stdout.startswith("--- "), done.stderr
+
+
+def test_ensemble_takes_the_settings_options(tmp_path: Path) -> None:
+    root = _project(tmp_path / "demo")
+    _require_model_files(root)
+    args = ("gen", "ensemble", "pipe", "--step", "clf", "--repository", str(root))
+    assert run(*args).returncode == 1
+    done = run(*args, "--model-files", "optional")
+    assert done.returncode == 0 and "+++ " in done.stdout, done.stderr

@@ -8,22 +8,30 @@ error in the result), 2 usage error or unreadable input.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
-from tritoncfg.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
+from tritoncfg.cli.common import EXIT_USAGE
+from tritoncfg.cli.gen_result import (
+    ConfigFile,
+    Isolated,
+    ModelFilesOption,
+    finish_change,
+    refuse,
+    refuse_error,
+)
 from tritoncfg.cli.help import PlainHelpCommand
 
 if TYPE_CHECKING:
-    from tritoncfg.diagnostics import Diagnostic
     from tritoncfg.gen.change import Change
     from tritoncfg.gen.target import Target
     from tritoncfg.lintoptions import LintOverrides, LintSetup
 
+
+_T = TypeVar("_T")
 
 app = typer.Typer(
     name="gen",
@@ -44,102 +52,22 @@ def _ints(text: str | None, option: str) -> tuple[int, ...]:
     try:
         return tuple(int(part) for part in text.split(",") if part.strip())
     except ValueError:
-        _refuse(f"{option} expects comma-separated integers, got {text!r}", EXIT_USAGE)
+        refuse(f"{option} expects comma-separated integers, got {text!r}", EXIT_USAGE)
 
 
-def _refuse(message: str, status: int = EXIT_FINDINGS) -> NoReturn:
-    sys.stderr.write(f"tritoncfg: error: {message}\n")
-    raise typer.Exit(status)
-
-
-def _refuse_error(exc: Exception) -> NoReturn:
-    """A generator's refusal: exit 2 for a usage error (GenUsageError), else 1."""
-    from tritoncfg.gen.change import GenUsageError
-
-    _refuse(str(exc), EXIT_USAGE if isinstance(exc, GenUsageError) else EXIT_FINDINGS)
-
-
-def _finish(
-    make: Callable[[list[str]], Change],
-    write: bool,
-    setup: LintSetup,
-    *,
-    refuse: frozenset[str] = frozenset(),
-    check: Callable[[Change, str], list[Diagnostic]] | None = None,
-) -> None:
-    """Run a generator, lint its result as `tritoncfg lint` would (the project's settings in
-    `setup`), then print the diff or write it."""
-    from tritoncfg.gen.change import (
-        GenError,
-        blocking_findings,
-        describe,
-        shown_path,
-        write_change,
-    )
-
-    def lint_text(change: Change, text: str) -> list[Diagnostic]:
-        if check is not None:
-            return check(change, text)
-        return blocking_findings(change.path.parent, change.path, text, setup, refuse=refuse)
-
-    notes: list[str] = []
-    try:
-        change = make(notes)
-    except GenError as exc:
-        _refuse_error(exc)
-    for note in notes:
-        sys.stderr.write(f"note: {note}\n")
-    found = lint_text(change, change.after)
-    from tritoncfg.checks.warmup_and_runtime.warmup import warmup_data_file_missing
-
-    # the files a generator writes with the config are not there yet
-    missing_file = warmup_data_file_missing.code
-    findings = [
-        f
-        for f in found
-        if not (f.code == missing_file and any(str(p) in f.message for p in change.extra_files))
-    ]
-    if findings:
-        sys.stderr.write(describe(findings) + "\n")
-        already = change.before and lint_text(change, change.before)
-        why = (
-            "the model has errors already (see `tritoncfg lint`); fix them first"
-            if already
-            else "the generated config would not load"
-        )
-        _refuse(f"{shown_path(change.path)}: {why}; nothing written")
-    if not change.changed:
-        sys.stderr.write(f"{shown_path(change.path)}: already as generated; nothing to change\n")
-        raise typer.Exit(EXIT_OK)
-    if not write:
-        sys.stdout.write(change.diff())
-        for path, data in change.extra_files.items():
-            sys.stdout.write(f"# with --write: {shown_path(path)} ({len(data)} bytes)\n")
-        holding = {path.parent for path in change.extra_files}
-        for directory in change.make_dirs:
-            if not directory.is_dir() and directory not in holding:
-                sys.stdout.write(
-                    f"# with --write: {shown_path(directory)}/ (empty version directory)\n"
-                )
-        raise typer.Exit(EXIT_OK)
-    try:
-        write_change(change)
-    except OSError as exc:
-        _refuse(f"{shown_path(change.path)}: cannot write: {exc.strerror or exc}", EXIT_USAGE)
-    sys.stderr.write(f"wrote {shown_path(change.path)}\n")
-    raise typer.Exit(EXIT_OK)
-
-
-def _target(model: Path, overrides: LintOverrides | None = None) -> tuple[Target, LintSetup]:
-    """The model, and what `tritoncfg lint MODEL` would apply to it (the project's settings)."""
+def _target(
+    model: Path, overrides: LintOverrides, config: Path | None, isolated: bool
+) -> tuple[Target, LintSetup]:
+    """The model, and what `tritoncfg lint MODEL` would apply to it (the project's settings, or
+    `--config`'s, or none with `--isolated`; the options given over them)."""
     from tritoncfg.gen.change import GenError, project_setup
     from tritoncfg.gen.target import load_target
 
     try:
-        setup = project_setup(model, overrides)
+        setup = project_setup(model, overrides, config=config, isolated=isolated)
         return load_target(model, setup.options.config_name), setup
     except GenError as exc:
-        _refuse_error(exc)
+        refuse_error(exc)
 
 
 @app.command("dynamic-batching", cls=PlainHelpCommand)
@@ -214,22 +142,26 @@ def dynamic_batching_command(
         ),
     ] = None,
     write: Write = False,
+    config: ConfigFile = None,
+    isolated: Isolated = False,
+    model_files: ModelFilesOption = None,
 ) -> None:
     """Write the model's dynamic_batching block: the options given, on top of the block there."""
     from tritoncfg.gen import dynamic_batching as gen
+    from tritoncfg.lintoptions import LintOverrides
 
     if timeout_action is not None and timeout_action.upper() not in ("REJECT", "DELAY"):
-        _refuse(f"--timeout-action expects REJECT or DELAY, got {timeout_action!r}", EXIT_USAGE)
+        refuse(f"--timeout-action expects REJECT or DELAY, got {timeout_action!r}", EXIT_USAGE)
     if from_perf and (preferred or max_queue_delay_us is not None):
-        _refuse(
+        refuse(
             "--from-perf chooses --preferred and --max-queue-delay-us; give one or the other",
             EXIT_USAGE,
         )
     if latency_budget_ms is not None and not from_perf:
-        _refuse("--latency-budget-ms needs --from-perf", EXIT_USAGE)
+        refuse("--latency-budget-ms needs --from-perf", EXIT_USAGE)
     if rate is not None and (latency_budget_ms is None or rate <= 0):
-        _refuse("--rate needs --latency-budget-ms, and must be above 0", EXIT_USAGE)
-    target, setup = _target(model)
+        refuse("--rate needs --latency-budget-ms, and must be above 0", EXIT_USAGE)
+    target, setup = _target(model, LintOverrides(model_files=model_files), config, isolated)
     policy = gen.QueuePolicy(
         timeout_action.upper() if timeout_action else None,
         default_timeout_us,
@@ -249,25 +181,30 @@ def dynamic_batching_command(
         )
         return gen.generate(target, request, notes)
 
-    _finish(make, write, setup)
+    finish_change(make, write, setup)
 
 
 @app.command("instance-group", cls=PlainHelpCommand)
 def instance_group_command(
     model: Model,
-    kind: Annotated[str, typer.Option(help="gpu, cpu, model or auto.")] = "gpu",
+    kind: Annotated[
+        str | None, typer.Option(help="gpu, cpu, model or auto (a new group: gpu).")
+    ] = None,
     count: Annotated[
-        int, typer.Option(help="Instances per GPU (gpu), or in all (cpu, model).")
-    ] = 1,
+        int | None,
+        typer.Option(help="Instances per GPU (gpu), or in all (cpu, model) (a new group: 1)."),
+    ] = None,
     gpus: Annotated[
-        str | None, typer.Option(help="GPU ids, e.g. '0,1' (default: every GPU of the host).")
+        str | None,
+        typer.Option(help="GPU ids, e.g. '0,1' ('': none listed, every GPU of the host)."),
     ] = None,
     per_gpu: Annotated[
         bool,
         typer.Option("--per-gpu", help="One group per listed GPU instead of one spanning them."),
     ] = False,
     profile: Annotated[
-        list[str] | None, typer.Option(help="TensorRT optimization profile index (repeatable).")
+        list[str] | None,
+        typer.Option(help="TensorRT optimization profile index (repeatable; '' removes them)."),
     ] = None,
     secondary_devices: Annotated[
         str | None, typer.Option(help="NVDLA core ids for each instance, e.g. '0' (TensorRT).")
@@ -287,37 +224,47 @@ def instance_group_command(
         ),
     ] = None,
     write: Write = False,
+    config: ConfigFile = None,
+    isolated: Isolated = False,
+    model_files: ModelFilesOption = None,
 ) -> None:
-    """Write the model's instance_group list (replacing the one there)."""
-    from tritoncfg.checks.practice.gpu_memory import gpu_weights_exceed_memory
+    """Write the model's instance_group list: the options given, on top of the groups there."""
     from tritoncfg.gen import instance_group as gen
     from tritoncfg.gen.change import GenError
     from tritoncfg.lintoptions import LintOverrides
 
-    if kind not in gen.KINDS:
-        _refuse(f"--kind expects gpu, cpu, model or auto, got {kind!r}", EXIT_USAGE)
+    if kind is not None and kind not in gen.KINDS:
+        refuse(f"--kind expects gpu, cpu, model or auto, got {kind!r}", EXIT_USAGE)
     try:
-        resources = tuple(gen.parse_resource(r) for r in resource or ())
+        resources = _given(resource, gen.parse_resource)
     except GenError as exc:
-        _refuse_error(exc)
+        refuse_error(exc)
     request = gen.GroupRequest(
         kind,
         count,
-        _ints(gpus, "--gpus"),
+        None if gpus is None else _ints(gpus, "--gpus"),
         per_gpu,
-        tuple(profile or ()),
-        _ints(secondary_devices, "--secondary-devices"),
+        _given(profile, str),
+        None if secondary_devices is None else _ints(secondary_devices, "--secondary-devices"),
         resources,
         priority,
     )
     # --gpu-memory wins over the settings' gpu-memory, as for lint (a bad value: exit 2)
-    target, setup = _target(model, LintOverrides(gpu_memory=gpu_memory))
-    _finish(
+    overrides = LintOverrides(gpu_memory=gpu_memory, model_files=model_files)
+    target, setup = _target(model, overrides, config, isolated)
+    finish_change(
         lambda notes: gen.generate(target, request, notes),
         write,
         setup,
-        refuse=frozenset({gpu_weights_exceed_memory.code}),
+        refuse_codes=gen.refused_findings(),
     )
+
+
+def _given(values: list[str] | None, parse: Callable[[str], _T]) -> tuple[_T, ...] | None:
+    """A repeatable option's values parsed; None when not given; `''` alone clears the field."""
+    if values is None:
+        return None
+    return tuple(parse(value) for value in values if value)
 
 
 @app.command("warmup", cls=PlainHelpCommand)
@@ -337,21 +284,25 @@ def warmup_command(
     ] = None,
     count: Annotated[int, typer.Option(min=1, help="Executions of each sample.")] = 1,
     write: Write = False,
+    config: ConfigFile = None,
+    isolated: Isolated = False,
+    model_files: ModelFilesOption = None,
 ) -> None:
     """Write the model's model_warmup samples: batch 1, each preferred size, max_batch_size."""
     from tritoncfg.gen import warmup as gen
+    from tritoncfg.lintoptions import LintOverrides
 
     if data not in ("zero", "random"):
-        _refuse(f"--data expects zero or random, got {data!r}", EXIT_USAGE)
+        refuse(f"--data expects zero or random, got {data!r}", EXIT_USAGE)
     dims: dict[str, int] = {}
     for item in dim or ():
         name, _, size = item.rpartition("=")
         if not name or not size.isdigit() or int(size) < 1:
-            _refuse(f"--dim expects NAME=SIZE with SIZE >= 1, got {item!r}", EXIT_USAGE)
+            refuse(f"--dim expects NAME=SIZE with SIZE >= 1, got {item!r}", EXIT_USAGE)
         dims[name] = int(size)
     request = gen.WarmupRequest(data, data_dir, dims, count)
-    target, setup = _target(model)
-    _finish(lambda notes: gen.generate(target, request, notes), write, setup)
+    target, setup = _target(model, LintOverrides(model_files=model_files), config, isolated)
+    finish_change(lambda notes: gen.generate(target, request, notes), write, setup)
 
 
 @app.command("ensemble", cls=PlainHelpCommand)
@@ -372,22 +323,27 @@ def ensemble_command(
         ),
     ] = Path(),
     write: Write = False,
+    config: ConfigFile = None,
+    isolated: Isolated = False,
+    model_files: ModelFilesOption = None,
 ) -> None:
     """Write an ensemble model directory (config.pbtxt and a version directory 1/ holding a
     .gitkeep, so that git keeps it)."""
     from tritoncfg.gen import ensemble as gen
     from tritoncfg.gen.change import GenError, project_setup
+    from tritoncfg.lintoptions import LintOverrides
     from tritoncfg.settings import project_repository
 
     if not repository.is_dir():
-        _refuse(f"{repository}: not a directory", EXIT_USAGE)
+        refuse(f"{repository}: not a directory", EXIT_USAGE)
     models = project_repository(repository)
     try:
-        setup = project_setup(models)
+        overrides = LintOverrides(model_files=model_files)
+        setup = project_setup(models, overrides, config=config, isolated=isolated)
     except GenError as exc:
-        _refuse_error(exc)
+        refuse_error(exc)
     config_name = setup.options.config_name
-    _finish(
+    finish_change(
         lambda notes: gen.generate(models, name, step, map_ or [], notes, config_name),
         write,
         setup,

@@ -158,14 +158,14 @@ def fail_status(message: str) -> NoReturn:
 
 def _apply(target: Target, winner: Trial, gpus: int, write: bool, setup: LintSetup) -> None:
     """The winner's change: shown as a diff, or written, after the lint `gen` runs."""
-    from tritoncfg.checks.practice.gpu_memory import gpu_weights_exceed_memory
-    from tritoncfg.cli.gen import _finish
+    from tritoncfg.cli.gen_result import finish_change
+    from tritoncfg.gen.instance_group import refused_findings
     from tritoncfg.gen.tuned import tuned_change
 
     def make(notes: list[str]) -> Change:
         return tuned_change(target, winner.config, gpus, notes)
 
-    _finish(make, write, setup, refuse=frozenset({gpu_weights_exceed_memory.code}))
+    finish_change(make, write, setup, refuse_codes=refused_findings())
 
 
 def _table(trials: list[Trial], goal: Objective) -> list[str]:

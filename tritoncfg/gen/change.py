@@ -1,28 +1,19 @@
-"""How every generator changes a config: set top-level fields of `inference.ModelConfig` through
-the comment-preserving edit layer, check the result with `lint`, then show it as a unified diff
-or write it atomically.
-
-A generated field replaces the field it names where it was written (its first occurrence; later
-occurrences of a repeated field written as several blocks are removed), or is added after the
-last top-level field. Everything else in the file — comments, order, layout — is kept byte for
-byte; comments inside a replaced block go with it. New text is in `tritoncfg fmt` style.
+"""How every generator changes a config: its fields set through the comment-preserving edit
+layer (field_update.py), the result checked with `lint`, then shown as a unified diff or written
+atomically.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tritoncfg.complete.merge import append_edit, render_message
-from tritoncfg.diagnostics import Diagnostic, Severity
+from tritoncfg.diagnostics import Diagnostic
 from tritoncfg.lintoptions import LintOverrides, LintSetup
 from tritoncfg.record import record
-from tritoncfg.schema import ModelConfig
-from tritoncfg.text import ParsedConfig, parse
-from tritoncfg.text.edits import Edit, apply_edits, delete_field
 
 if TYPE_CHECKING:
     from tritoncfg.api import LintResult
@@ -54,7 +45,7 @@ class Change:
     def changed(self) -> bool:
         return (
             self.before != self.after
-            or bool(self.extra_files)
+            or any(not _holds(path, data) for path, data in self.extra_files.items())
             or any(not d.is_dir() for d in self.make_dirs)
         )
 
@@ -67,6 +58,16 @@ class Change:
         return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
+def _holds(path: Path, data: bytes) -> bool:
+    """The regular file `path` holds `data` already (a warmup file written before)."""
+    from tritoncfg.confined import read_regular
+
+    try:
+        return read_regular(path, limit=len(data) + 1, follow=False) == data
+    except OSError:  # missing, not a regular file, larger: written again
+        return False
+
+
 def shown_path(path: Path) -> str:
     """A path under the working directory relative to it, as lint and git show paths."""
     import os
@@ -76,85 +77,32 @@ def shown_path(path: Path) -> str:
     return os.path.relpath(absolute, cwd) if absolute.is_relative_to(cwd) else str(path)
 
 
-def set_fields(parsed: ParsedConfig, wanted: ModelConfig, names: Iterable[str]) -> str:
-    """The config text with each top-level field of `names` set to its value in `wanted` (a
-    field `wanted` leaves unset is removed). Raises GenError when the file does not parse, and
-    checks that the result binds to exactly the expected message."""
-    if parsed.document is None or not parsed.ok:
-        error = parsed.errors[0]
-        raise GenError(
-            f"{parsed.path}:{error.span.line}:{error.span.column}: {error.message} (fix it first)"
-        )
-    expected = ModelConfig()
-    expected.CopyFrom(parsed.message)
-    edits: list[Edit] = []
-    appended = ModelConfig()
-    for name in names:
-        single = ModelConfig()
-        _copy(wanted, single, name)
-        _copy(wanted, expected, name)
-        written = [f for f in parsed.document.fields if f.name == name]
-        if not written:
-            _copy(wanted, appended, name)
-            continue
-        text = render_message(single).rstrip("\n") if single.ListFields() else ""
-        first, *rest = written
-        edits.append(Edit(first.span, text) if text else delete_field(parsed.source, first))
-        edits.extend(delete_field(parsed.source, other) for other in rest)
-    if appended.ListFields():
-        edits.append(
-            append_edit(parsed.source, parsed.document.fields, None, render_message(appended))
-        )
-    text = apply_edits(parsed.source, edits)
-    check_binds(text, expected)
-    return text
-
-
-def check_binds(text: str, expected: ModelConfig) -> None:
-    reparsed = parse(text)
-    if not reparsed.ok or reparsed.message != expected:
-        raise GenError("internal error: the generated config does not mean what was generated")
-
-
-def _copy(source: ModelConfig, target: ModelConfig, name: str) -> None:
-    target.ClearField(name)
-    fd = source.DESCRIPTOR.fields_by_name[name]
-    if fd.is_repeated:
-        getattr(target, name).extend(getattr(source, name))
-    elif fd.message_type is not None:
-        if source.HasField(name):
-            getattr(target, name).CopyFrom(getattr(source, name))
-    else:
-        setattr(target, name, getattr(source, name))
-
-
-def project_setup(path: Path, overrides: LintOverrides | None = None) -> LintSetup:
+def project_setup(
+    path: Path,
+    overrides: LintOverrides | None = None,
+    *,
+    config: Path | None = None,
+    isolated: bool = False,
+) -> LintSetup:
     """What `tritoncfg lint PATH` applies to `path`: the project's settings (tritoncfg.toml or
-    `[tool.tritoncfg]`, found walking up from it; `model-files`, `backends`, `triton-version`,
-    the rule selection, ...), with `overrides` winning. Raises GenUsageError when they cannot be
-    used."""
+    `[tool.tritoncfg]`, found walking up from it; or `config`'s; none with `isolated`), with
+    `overrides` winning: the one merge lint makes (`tritoncfg.api.project`). Raises
+    GenUsageError when they cannot be used."""
     from tritoncfg.api import project
     from tritoncfg.lintoptions import OptionError
     from tritoncfg.settings import SettingsError
 
     try:
-        return project(path, overrides).setup
+        return project(path, overrides, config=config, isolated=isolated).setup
     except (SettingsError, OptionError) as exc:
         raise GenUsageError(str(exc)) from None
 
 
-def blocking_findings(
-    model_dir: Path,
-    config_path: Path,
-    text: str,
-    setup: LintSetup,
-    *,
-    refuse: frozenset[str] = frozenset(),
+def lint_findings(
+    model_dir: Path, config_path: Path, text: str, setup: LintSetup
 ) -> list[Diagnostic]:
     """Lint the model as `tritoncfg lint` would with `setup` (the project's settings), `text`
-    standing in for its config: the findings that fail that lint (errors; warnings too with
-    warnings-as-errors) and those whose code is in `refuse`, in that config or its model
-    directory."""
+    standing in for its config: every finding in that config or its model directory."""
     from tritoncfg.api import lint
 
     result = lint(
@@ -164,22 +112,12 @@ def blocking_findings(
         setup.filters,
         overrides={str(config_path): text},
     )
-    return failing_findings(result, config_path, setup, refuse)
+    return model_findings(result, config_path)
 
 
-def failing_findings(
-    result: LintResult, config_path: Path, setup: LintSetup, refuse: frozenset[str] = frozenset()
-) -> list[Diagnostic]:
-    """The findings of `result` that fail a lint with `setup` (errors; warnings too with
-    warnings-as-errors) and those whose code is in `refuse`, in the config at `config_path` or
-    its model directory."""
-    failing = {Severity.ERROR, *((Severity.WARNING,) if setup.warnings_as_errors else ())}
-    return [
-        d
-        for d in result.diagnostics
-        if Path(d.path).is_relative_to(config_path.parent)  # the config, its model dir, files in it
-        and (d.severity in failing or d.code in refuse)
-    ]
+def model_findings(result: LintResult, config_path: Path) -> list[Diagnostic]:
+    """The findings of `result` in the config at `config_path` or its model directory."""
+    return [d for d in result.diagnostics if Path(d.path).is_relative_to(config_path.parent)]
 
 
 def describe(findings: list[Diagnostic]) -> str:
@@ -290,11 +228,9 @@ __all__ = [
     "Change",
     "GenError",
     "GenUsageError",
-    "blocking_findings",
-    "check_binds",
     "describe",
-    "failing_findings",
+    "lint_findings",
+    "model_findings",
     "project_setup",
-    "set_fields",
     "write_change",
 ]

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from dataclasses import field
 
-from tritoncfg.gen.change import Change, GenError, GenUsageError, set_fields
+from tritoncfg.gen.change import Change, GenError, GenUsageError
+from tritoncfg.gen.field_update import set_fields
 from tritoncfg.gen.target import Target
 from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig, ModelDynamicBatching, ModelQueuePolicy

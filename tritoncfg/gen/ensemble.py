@@ -17,16 +17,19 @@ numeric version directory, which may be empty (`model_lifecycle.cc`); it gets a 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import field
 from pathlib import Path
 
 from tritoncfg.diagnostics import Diagnostic
-from tritoncfg.gen.change import Change, GenError, GenUsageError, set_fields
+from tritoncfg.gen.change import Change, GenError, GenUsageError
+from tritoncfg.gen.field_update import set_fields
 from tritoncfg.gen.target import completed_config, load_target
 from tritoncfg.lintoptions import LintSetup
 from tritoncfg.record import record
 from tritoncfg.scaffold.models import KEEP
 from tritoncfg.schema import ModelConfig
+from tritoncfg.text import ParsedConfig
 
 VERSION_DIR = "1"
 WRITTEN = ("name", "platform", "max_batch_size", "input", "output", "ensemble_scheduling")
@@ -76,7 +79,7 @@ def wire(steps: list[Step], maps: dict[tuple[str, str], str]) -> None:
     producer: dict[str, tuple[int, list[int], int]] = {}  # tensor -> step, full shape, dtype
     for index, step in enumerate(steps):
         for made in step.config.output:
-            name = made.name if made.name not in producer else f"{step.model}_{made.name}"
+            name = _unique(made.name, step.model, producer)
             step.outputs[made.name] = name
             producer[name] = (index, step.full_shape(list(made.dims)), made.data_type)
     unused = set(maps) - {(s.model, t.name) for s in steps for t in s.config.input}
@@ -109,27 +112,38 @@ def wire(steps: list[Step], maps: dict[tuple[str, str], str]) -> None:
             step.inputs[tensor.name] = matches[0] if matches else tensor.name
 
 
+def _unique(tensor: str, model: str, taken: Mapping[str, object]) -> str:
+    """An ensemble tensor name for a step output: its own name, else prefixed by its model (and
+    numbered, for a model that is several steps)."""
+    name, number = tensor, 1
+    while name in taken:
+        number += 1
+        name = f"{model}_{tensor}" if number == 2 else f"{model}_{number - 1}_{tensor}"
+    return name
+
+
 def order(steps: list[Step]) -> list[Step]:
-    """The steps producers first; GenError naming the tensors of a cycle."""
-    made = {t: s.model for s in steps for t in s.outputs.values()}
-    done: list[Step] = []
-    pending = list(steps)
+    """The steps producers first; GenError naming the tensors of a cycle. A model may be
+    several steps (Triton runs each as its own step), so steps are told apart by position."""
+    made = {t: index for index, s in enumerate(steps) for t in s.outputs.values()}
+    done: list[int] = []
+    pending = list(range(len(steps)))
     while pending:
         ready = [
-            s
-            for s in pending
-            if all(made.get(t) in (None, *(d.model for d in done)) for t in s.inputs.values())
+            i
+            for i in pending
+            if all(made.get(t) in (None, *done) for t in steps[i].inputs.values())
         ]
         if not ready:
-            tensors = sorted({t for s in pending for t in s.inputs.values() if t in made})
+            tensors = sorted({t for i in pending for t in steps[i].inputs.values() if t in made})
             raise GenError(
                 "the steps form a cycle through the tensors "
                 + ", ".join(repr(t) for t in tensors)
                 + " (use --map to wire them differently)"
             )
         done.extend(ready)
-        pending = [s for s in pending if s not in ready]
-    return done
+        pending = [i for i in pending if i not in ready]
+    return [steps[i] for i in done]
 
 
 def build(name: str, steps: list[Step]) -> ModelConfig:
@@ -187,8 +201,6 @@ def generate(
         confine(repository / name / "config.pbtxt", repository)
     except PathRefused as error:
         raise GenUsageError(str(error)) from None
-    if len(set(models)) != len(models):
-        raise GenUsageError("a model is given twice as --step")
     if name in models:
         raise GenUsageError(f"the ensemble '{name}' cannot be one of its own steps")
     steps = load_steps(repository, models, config_name)
@@ -200,7 +212,14 @@ def generate(
         notes.append(f"step {step.model_name}: {wiring}")
     if path.is_file():
         before = read_regular(path).decode("utf-8")
-        after = set_fields(parse(before, str(path)), config, WRITTEN)
+        parsed = parse(before, str(path))
+        _refuse_other_model(parsed, name)
+        after = set_fields(parsed, config, WRITTEN)
+    elif path.parent.is_dir() and any(path.parent.iterdir()) and not _only_version_dir(path):
+        raise GenUsageError(
+            f"{path.parent}: a model directory of the repository already (no config.pbtxt); "
+            "gen ensemble writes a new ensemble or updates one: choose another name"
+        )
     else:
         before, after = "", render_message(config)
     change = Change(path, before, after, notes)
@@ -213,6 +232,40 @@ def generate(
     return change
 
 
+def _refuse_other_model(parsed: ParsedConfig, name: str) -> None:
+    """GenUsageError for an existing config that is another model's: the name is taken. A
+    config that names no backend or platform is an ensemble's to fill in, unless its model
+    directory holds model files (Triton would complete it from them)."""
+    message = parsed.message
+    if message.platform == "ensemble" and not message.backend:
+        return
+    directory = Path(parsed.path or ".").parent
+    if message.backend:
+        what = f"backend {message.backend!r}"
+    elif message.platform:
+        what = f"platform {message.platform!r}"
+    elif _holds_files(directory):
+        what = "its version directories hold model files"
+    else:
+        return
+    raise GenUsageError(
+        f"{parsed.path}: model '{name}' exists and is not an ensemble ({what}); gen ensemble "
+        "writes a new ensemble or updates one: choose another name"
+    )
+
+
+def _holds_files(directory: Path) -> bool:
+    versions = [p for p in directory.iterdir() if p.name.isdigit() and p.is_dir()]
+    return any(True for version in versions for _ in version.iterdir())
+
+
+def _only_version_dir(path: Path) -> bool:
+    """The model directory holds only an empty version directory (what a failed write left)."""
+    version = path.parent / VERSION_DIR
+    entries = list(path.parent.iterdir())
+    return entries == [version] and version.is_dir() and not any(version.iterdir())
+
+
 def planned_findings(change: Change, text: str, setup: LintSetup) -> list[Diagnostic]:
     """Lint the ensemble, `text` as its config, as `tritoncfg lint` would with `setup` (the
     project's settings): in place, on the repository as it is with the ensemble's directory as
@@ -221,7 +274,7 @@ def planned_findings(change: Change, text: str, setup: LintSetup) -> list[Diagno
     import os
 
     from tritoncfg.api import lint_discovered
-    from tritoncfg.gen.change import failing_findings
+    from tritoncfg.gen.change import model_findings
     from tritoncfg.gen.planned import planned_repository
 
     config_path = Path(os.path.abspath(change.path))
@@ -233,4 +286,4 @@ def planned_findings(change: Change, text: str, setup: LintSetup) -> list[Diagno
         setup.filters,
         overrides={str(config_path): text},
     )
-    return failing_findings(result, config_path, setup)
+    return model_findings(result, config_path)

@@ -10,7 +10,8 @@ non-negative integers; `count: 0` means "the default", never "none".
 
 from __future__ import annotations
 
-from tritoncfg.gen.change import Change, GenError, GenUsageError, set_fields
+from tritoncfg.gen.change import Change, GenError, GenUsageError
+from tritoncfg.gen.field_update import set_fields
 from tritoncfg.gen.target import Target
 from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig, ModelInstanceGroup
@@ -20,14 +21,28 @@ KINDS = {"gpu": "KIND_GPU", "cpu": "KIND_CPU", "model": "KIND_MODEL", "auto": "K
 
 @record(frozen=True)
 class GroupRequest:
-    kind: str = "gpu"  # gpu | cpu | model | auto
-    count: int = 1
-    gpus: tuple[int, ...] = ()
+    """What to set; None (an option not given) keeps the value of the groups already there. An
+    empty tuple clears the field (`--gpus ''`: every GPU of the host)."""
+
+    kind: str | None = None  # gpu | cpu | model | auto
+    count: int | None = None
+    gpus: tuple[int, ...] | None = None
     per_gpu: bool = False  # one group per listed GPU instead of one group spanning them
-    profiles: tuple[str, ...] = ()
-    secondary_devices: tuple[int, ...] = ()  # NVDLA core ids
-    resources: tuple[tuple[str, int, bool], ...] = ()  # name, count, global
+    profiles: tuple[str, ...] | None = None
+    secondary_devices: tuple[int, ...] | None = None  # NVDLA core ids
+    resources: tuple[tuple[str, int, bool], ...] | None = None  # name, count, global
     priority: int | None = None
+
+
+def refused_findings() -> dict[str, str]:
+    """The findings that refuse a result whatever their severity, with the reason: TC914, as
+    `--gpu-memory` (or the settings' gpu-memory) asks that the weights fit."""
+    from tritoncfg.checks.practice.gpu_memory import gpu_weights_exceed_memory
+
+    return {
+        gpu_weights_exceed_memory.code: "the gpu-memory given (--gpu-memory or the settings') "
+        "must hold the weights of the instances"
+    }
 
 
 def parse_resource(text: str) -> tuple[str, int, bool]:
@@ -40,49 +55,100 @@ def parse_resource(text: str) -> tuple[str, int, bool]:
     return parts[0], int(parts[1]), len(parts) == 3
 
 
-def build(request: GroupRequest, config: ModelConfig, model: str) -> list[ModelInstanceGroup]:
-    """The groups, or GenError with what Triton would refuse."""
+def build(
+    request: GroupRequest, config: ModelConfig, model: str, notes: list[str] | None = None
+) -> list[ModelInstanceGroup]:
+    """The config's groups (one KIND_GPU group of count 1 when it has none) with the request
+    applied, or GenError with what Triton would refuse."""
     _check(request, config, model)
-    placements: list[tuple[int, ...]] = (
-        [(gpu,) for gpu in request.gpus] if request.per_gpu else [request.gpus]
-    )
-    groups = []
-    for gpus in placements:
-        group = ModelInstanceGroup(kind=KINDS[request.kind], count=request.count)
-        group.gpus.extend(gpus)
+    base = list(config.instance_group) or [ModelInstanceGroup(kind=KINDS["gpu"], count=1)]
+    groups = [_merged(group, request, notes if notes is not None else []) for group in base]
+    if request.gpus is None:
+        return groups
+    placed = []
+    for group in _without_gpus(groups):
+        for gpus in [(gpu,) for gpu in request.gpus] if request.per_gpu else [request.gpus]:
+            copy = ModelInstanceGroup()
+            copy.CopyFrom(group)
+            copy.gpus.extend(gpus)
+            placed.append(copy)
+    _check_placed(placed, request)
+    return placed
+
+
+def _check_placed(groups: list[ModelInstanceGroup], request: GroupRequest) -> None:
+    for group in groups:
+        if group.gpus and group.kind != ModelInstanceGroup.KIND_GPU:
+            kind = ModelInstanceGroup.Kind.Name(group.kind)
+            raise GenError(
+                f"--gpus needs --kind gpu: a {kind} group with gpus is refused by Triton"
+                + (
+                    " (a KIND_AUTO group falls back to KIND_CPU when a listed GPU is missing)"
+                    if group.kind == ModelInstanceGroup.KIND_AUTO
+                    else ""
+                )
+            )
+
+
+def _merged(
+    base: ModelInstanceGroup, request: GroupRequest, notes: list[str]
+) -> ModelInstanceGroup:
+    group = ModelInstanceGroup()
+    group.CopyFrom(base)
+    if request.kind is None and request.gpus and group.kind != ModelInstanceGroup.KIND_GPU:
+        kind = ModelInstanceGroup.Kind.Name(group.kind)
+        notes.append(f"--gpus makes the {kind} group a KIND_GPU group (Triton places only those)")
+        group.kind = ModelInstanceGroup.KIND_GPU
+    if request.kind is not None:
+        group.kind = KINDS[request.kind]  # type: ignore[assignment]
+        if request.kind != "gpu" and group.gpus and request.gpus is None:
+            notes.append(
+                f"gpus {list(group.gpus)} dropped: Triton refuses them for {KINDS[request.kind]}"
+            )
+            del group.gpus[:]
+    if request.count is not None:
+        group.count = request.count
+    if request.profiles is not None:
+        del group.profile[:]
         group.profile.extend(request.profiles)
+    if request.secondary_devices is not None:
+        del group.secondary_devices[:]
         for device in request.secondary_devices:
             group.secondary_devices.add(
                 kind=ModelInstanceGroup.SecondaryDevice.KIND_NVDLA, device_id=device
             )
+    if request.resources is not None:
+        del group.rate_limiter.resources[:]
         for name, count, shared in request.resources:
             group.rate_limiter.resources.add(name=name, count=count, **{"global": shared})
-        if request.priority is not None:
-            group.rate_limiter.priority = request.priority
-        groups.append(group)
-    return groups
+    if request.priority is not None:
+        group.rate_limiter.priority = request.priority
+    return group
+
+
+def _without_gpus(groups: list[ModelInstanceGroup]) -> list[ModelInstanceGroup]:
+    """The groups with their `gpus` cleared, each distinct one once (the groups one `--per-gpu`
+    made are one group to place again)."""
+    distinct: list[ModelInstanceGroup] = []
+    for group in groups:
+        copy = ModelInstanceGroup()
+        copy.CopyFrom(group)
+        del copy.gpus[:]
+        if copy not in distinct:
+            distinct.append(copy)
+    return distinct
 
 
 def _check(request: GroupRequest, config: ModelConfig, model: str) -> None:
-    kind = KINDS[request.kind]
-    for profile in request.profiles:
+    for profile in request.profiles or ():
         if not profile.isdigit():
             raise GenUsageError(
                 f"invalid profile {profile!r}: a profile is a non-negative integer (its index)"
             )
     if config.platform == "ensemble":
         raise GenError(f"instance group should not be specified for ensemble '{model}'")
-    if request.count < 1:
+    if request.count is not None and request.count < 1:
         raise GenUsageError("--count must be at least 1 (count 0 means Triton's default, not none)")
-    if request.gpus and request.kind != "gpu":
-        raise GenError(
-            f"--gpus needs --kind gpu: a {kind} group with gpus is refused by Triton"
-            + (
-                " (a KIND_AUTO group falls back to KIND_CPU when a listed GPU is missing)"
-                if request.kind == "auto"
-                else ""
-            )
-        )
     if request.per_gpu and not request.gpus:
         raise GenUsageError("--per-gpu needs --gpus")
     if request.profiles or request.secondary_devices:
@@ -95,21 +161,34 @@ def _check(request: GroupRequest, config: ModelConfig, model: str) -> None:
 
 
 def generate(target: Target, request: GroupRequest, notes: list[str]) -> Change:
-    """The config with its `instance_group` list replaced (or added)."""
-    groups = build(request, target.parsed.message, target.name)
+    """The config with its `instance_group` list updated (or added): the options given, on top
+    of the groups there."""
+    groups = build(request, target.parsed.message, target.name, notes)
     wanted = ModelConfig()
     wanted.instance_group.extend(groups)
-    instances = f"{request.count} instance{'s' if request.count != 1 else ''}"
-    if request.kind == "gpu" and not request.gpus:
-        notes.append(f"no gpus listed: Triton puts {instances} on every GPU of the host")
-    elif request.kind == "gpu":
-        listed = ", ".join(str(gpu) for gpu in request.gpus)
-        gpus = f"GPU{'s' if len(request.gpus) != 1 else ''} {listed}"
-        notes.append(
-            f"count is per GPU: {instances} on each of {gpus}, "
-            f"{request.count * len(request.gpus)} in all"
-        )
+    notes.extend(_placement_notes(groups))
     text = set_fields(target.parsed, wanted, ("instance_group",))
     return Change(
         target.config_path, target.parsed.source, text, notes, root=target.loaded.dir.root
     )
+
+
+def _placement_notes(groups: list[ModelInstanceGroup]) -> list[str]:
+    """Where Triton puts the KIND_GPU groups' instances: `count` is per GPU."""
+    notes = []
+    on_gpus = [g for g in groups if g.kind == ModelInstanceGroup.KIND_GPU]
+    for count in dict.fromkeys(g.count or 1 for g in on_gpus if not g.gpus):
+        notes.append(f"no gpus listed: Triton puts {_instances(count)} on every GPU of the host")
+    listed = [g for g in on_gpus if g.gpus]
+    counts = {g.count or 1 for g in listed}
+    if len(counts) == 1:
+        (count,) = counts
+        gpus = sorted({gpu for g in listed for gpu in g.gpus})
+        total = sum(count * len(g.gpus) for g in listed)
+        named = f"GPU{'s' if len(gpus) != 1 else ''} {', '.join(map(str, gpus))}"
+        notes.append(f"count is per GPU: {_instances(count)} on each of {named}, {total} in all")
+    return notes
+
+
+def _instances(count: int) -> str:
+    return f"{count} instance{'s' if count != 1 else ''}"

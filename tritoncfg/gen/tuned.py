@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from tritoncfg.gen.change import Change, GenError, blocking_findings, set_fields
+from tritoncfg.gen.change import Change, GenError, lint_findings
 from tritoncfg.gen.dynamic_batching import BatchingRequest, build
+from tritoncfg.gen.field_update import set_fields
 from tritoncfg.gen.target import Target
 from tritoncfg.schema import ModelConfig
 from tritoncfg.tune.batcher import BatcherConfig, from_model_config, instance_unit
@@ -61,9 +62,7 @@ def most_that_fit(
     fitting = None
     for count in counts:
         change = tuned_change(target, replace(base, instances=count), gpus, [])
-        found = blocking_findings(
-            target.dir, target.config_path, change.after, setup, refuse=frozenset({code})
-        )
+        found = lint_findings(target.dir, target.config_path, change.after, setup)
         if any(f.code == code for f in found):
             break
         fitting = count

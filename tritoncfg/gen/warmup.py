@@ -28,7 +28,8 @@ import re
 import struct
 from dataclasses import field
 
-from tritoncfg.gen.change import Change, GenError, GenUsageError, set_fields
+from tritoncfg.gen.change import Change, GenError, GenUsageError
+from tritoncfg.gen.field_update import set_fields
 from tritoncfg.gen.target import Target, completed_config
 from tritoncfg.record import record
 from tritoncfg.schema import DataType, ModelConfig, ModelInput, ModelSequenceBatching, ModelWarmup
