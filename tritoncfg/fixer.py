@@ -77,7 +77,7 @@ def fix(
             if source is None:
                 continue
             edited, used = _apply(source, [d for d in pending if d.path == path])
-            if edited == source or len(parse(edited).errors) > len(parse(source).errors):
+            if edited == source or parse(edited).error_count > parse(source).error_count:
                 continue
             outcome.before.setdefault(path, source)
             texts[path] = edited

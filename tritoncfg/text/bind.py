@@ -1,7 +1,8 @@
 """Binding: syntax tree + schema → protobuf message, a source map, and every text-format error.
 
 C++ `TextFormat::Parser` stops at the first error; binding goes on past a bad field so that lint can
-report every independent problem of a file at once. The accept/reject verdict is the same.
+report every independent problem of a file at once, up to `MAX_TEXT_ERRORS` (the rest are counted).
+The accept/reject verdict is the same.
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ ErrorKind = Literal[
 ]
 
 FieldPath = tuple[str | int, ...]
+
+# Errors kept per file; past it they are only counted: a file with an error on every line
+# would otherwise cost a finding per line (Triton itself stops at the first).
+MAX_TEXT_ERRORS = 1_000
 
 
 @record(frozen=True)
@@ -113,13 +118,39 @@ def _not_scalar(_scalar: Scalar, fd: FieldDescriptor) -> object:
     raise AssertionError(f"{fd.full_name} is a message field")
 
 
-class Binder:
+class ErrorLog:
+    """The text errors of one file: the first `MAX_TEXT_ERRORS` kept, the others counted, with
+    where the first of them is."""
+
     def __init__(self) -> None:
         self.errors: list[TextError] = []
+        self.omitted = 0
+        self.first_omitted: TextError | None = None
+
+    def keep(self, error: TextError) -> None:
+        if len(self.errors) < MAX_TEXT_ERRORS:
+            self.errors.append(error)
+            return
+        if self.first_omitted is None:
+            self.first_omitted = error
+        self.omitted += 1
+
+    def absorb(self, inner: ErrorLog) -> None:
+        """Keep a nested log's errors (and its count) as if they were reported here."""
+        for error in inner.errors:
+            self.keep(error)
+        if inner.omitted and self.first_omitted is None:
+            self.first_omitted = inner.first_omitted
+        self.omitted += inner.omitted
+
+
+class Binder(ErrorLog):
+    def __init__(self) -> None:
+        super().__init__()
         self.locations: SourceMap = {}
 
     def error(self, kind: ErrorKind, message: str, span: Span, **extra: str | None) -> None:
-        self.errors.append(TextError(kind, message, span, **extra))
+        self.keep(TextError(kind, message, span, **extra))
 
     def duplicate(self, node: Field, facts: _FieldFacts, message: Message) -> None:
         self.error(
@@ -217,7 +248,7 @@ class Binder:
             entry = container.GetEntryClass()()
             inner = Binder()
             inner.bind_fields(block.fields, entry, ())
-            self.errors.extend(inner.errors)
+            self.absorb(inner)
             entry_path: FieldPath = (
                 *path,
                 entry.key,

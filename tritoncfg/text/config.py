@@ -6,7 +6,7 @@ from dataclasses import field
 
 from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig
-from tritoncfg.text.bind import Binder, FieldPath, Location, SourceMap, TextError
+from tritoncfg.text.bind import Binder, ErrorLog, FieldPath, Location, SourceMap, TextError
 from tritoncfg.text.parser import SyntaxProblem, collector_paused, parse_tree
 from tritoncfg.text.span import FILE_START, Span
 from tritoncfg.text.tree import Document
@@ -17,7 +17,9 @@ class ParsedConfig:
     """One config file as tritoncfg sees it.
 
     `message` is what Triton would load when `ok`; after errors it holds what could be bound
-    (best effort, for reporting), and `document` is None only after a syntax error.
+    (best effort, for reporting), and `document` is None only after a syntax error. `errors`
+    holds the first `MAX_TEXT_ERRORS` (bind.py); `omitted` counts the others, the first of them
+    is `first_omitted`.
     """
 
     source: str
@@ -26,10 +28,17 @@ class ParsedConfig:
     message: ModelConfig
     errors: list[TextError] = field(default_factory=list)
     locations: SourceMap = field(default_factory=dict)
+    omitted: int = 0
+    first_omitted: TextError | None = None
 
     @property
     def ok(self) -> bool:
         return not self.errors
+
+    @property
+    def error_count(self) -> int:
+        """Every error of the file, those not kept included."""
+        return len(self.errors) + self.omitted
 
     def location(self, path: FieldPath) -> Location | None:
         return self.locations.get(path)
@@ -57,4 +66,18 @@ def parse(source: str, path: str | None = None) -> ParsedConfig:
             )
         binder = Binder()
         binder.bind_fields(document.fields, message, ())
-    return ParsedConfig(source, path, document, message, binder.errors, binder.locations)
+    return bound_config(source, path, document, message, binder, binder.locations)
+
+
+def bound_config(
+    source: str,
+    path: str | None,
+    document: Document | None,
+    message: ModelConfig,
+    log: ErrorLog,
+    locations: SourceMap,
+) -> ParsedConfig:
+    """The config a binding gave, with its errors as `log` kept and counted them."""
+    return ParsedConfig(
+        source, path, document, message, log.errors, locations, log.omitted, log.first_omitted
+    )

@@ -20,8 +20,8 @@ from google.protobuf.message import Message
 from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig
 from tritoncfg.schema.lookup import suggest_field
-from tritoncfg.text.bind import ErrorKind, FieldPath, Location, SourceMap, TextError
-from tritoncfg.text.config import ParsedConfig, parse
+from tritoncfg.text.bind import ErrorKind, ErrorLog, FieldPath, Location, SourceMap, TextError
+from tritoncfg.text.config import ParsedConfig, bound_config, parse
 from tritoncfg.text.json_reader import JsonMember, JsonNode, JsonValue, read_json
 from tritoncfg.text.parser import SyntaxProblem
 from tritoncfg.text.tree import Block, Field, ListItem, ListValue, Scalar
@@ -51,7 +51,7 @@ def parse_json(source: str, path: str | None = None) -> ParsedConfig:
         return ParsedConfig(source, path, None, message, [error])
     binder = _JsonBinder()
     binder.bind(root, message, ())
-    return ParsedConfig(source, path, None, message, binder.errors, binder.locations)
+    return bound_config(source, path, None, message, binder, binder.locations)
 
 
 def _stand_in(node: JsonNode) -> Scalar | Block:
@@ -87,12 +87,12 @@ def _lookup(descriptor: Descriptor, key: str) -> FieldDescriptor | None:
     return found
 
 
-class _JsonBinder:
+class _JsonBinder(ErrorLog):
     """Walks the JSON with the schema: source map, then the message through `json_format`,
     with each failure pinned to the deepest member that fails alone."""
 
     def __init__(self) -> None:
-        self.errors: list[TextError] = []
+        super().__init__()
         self.locations: SourceMap = {}
 
     def bind(self, node: JsonNode, message: Message, path: FieldPath) -> None:
@@ -103,7 +103,7 @@ class _JsonBinder:
             if fd is not None and fd.containing_oneof is not None and member.value.kind != "null":
                 other = oneofs.setdefault(fd.containing_oneof.name, fd.name)
                 if other != fd.name:
-                    self.errors.append(
+                    self.keep(
                         TextError(
                             "oneof-conflict",
                             f'Field "{fd.name}" is specified along with field "{other}", '
@@ -114,7 +114,7 @@ class _JsonBinder:
                     )
                     continue
             if fd is None:
-                self.errors.append(
+                self.keep(
                     TextError(
                         "unknown-field",
                         f'Message type "{descriptor.full_name}" has no field named "{member.key}".',
@@ -186,7 +186,7 @@ class _JsonBinder:
         kind: ErrorKind = (
             "unknown-enum-value" if fd.cpp_type == _ENUM and "enum" in detail else "invalid-value"
         )
-        self.errors.append(TextError(kind, detail, node.span))
+        self.keep(TextError(kind, detail, node.span))
 
 
 def _detail(exc: Exception) -> str:

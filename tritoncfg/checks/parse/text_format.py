@@ -10,7 +10,7 @@ from tritoncfg.checks.core.context import CheckContext, Finding
 from tritoncfg.checks.core.phase import Phase
 from tritoncfg.checks.core.registry import emitted_rule, model_rule
 from tritoncfg.diagnostics import Fix, Severity
-from tritoncfg.text.bind import ErrorKind, TextError
+from tritoncfg.text.bind import MAX_TEXT_ERRORS, ErrorKind, TextError
 from tritoncfg.text.config import ParsedConfig
 from tritoncfg.text.edits import Edit, SourceLines, delete_field
 from tritoncfg.text.printer import printed_value
@@ -55,6 +55,20 @@ def _errors(model: LoadedModel, kind: ErrorKind) -> Iterator[Finding]:
             triton_message=same or _triton_message(model, error),
             fix=duplicates.fix(error) if duplicates is not None else _fix(config, error),
         )
+    first = config.first_omitted
+    if first is not None and first.kind == kind:
+        yield _omitted_summary(model, config.omitted, first)
+
+
+def _omitted_summary(model: LoadedModel, omitted: int, first: TextError) -> Finding:
+    """The one finding that stands for the errors past `MAX_TEXT_ERRORS`, at the first of them."""
+    return Finding(
+        f"{omitted:,} more text-format errors, from this one on, are not shown: tritoncfg reports"
+        f" the first {MAX_TEXT_ERRORS:,} errors of a file (Triton stops at the first); fix"
+        " these and lint again",
+        first.span,
+        triton_message=_triton_message(model, first),
+    )
 
 
 def _fix(config: ParsedConfig, error: TextError) -> Fix | None:
