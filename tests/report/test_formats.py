@@ -377,8 +377,11 @@ def test_a_finding_about_a_directory_points_at_it_with_no_line(
     jsonschema.validate(sarif, SARIF_SCHEMA_SUBSET)
     for result in sarif["runs"][0]["results"]:
         (location,) = result["locations"]
-        assert set(location["physicalLocation"]) == {"artifactLocation"}
-        assert location["physicalLocation"]["artifactLocation"]["uri"].endswith("less")
+        assert set(location["physicalLocation"]) == {"artifactLocation"}  # no region
+        assert location["physicalLocation"]["artifactLocation"]["uri"].endswith("less/")
+        assert location["message"]["text"] == (
+            "The finding concerns the whole directory, not a line in it."
+        )
     for line in render_github(found.values()).splitlines():
         assert ",line=" not in line and "col=" not in line and "file=" in line
     junit = render_junit(list(found.values()), files=[])

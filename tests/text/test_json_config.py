@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -303,6 +304,63 @@ def test_schema_rejects_mutated_configs_that_triton_rejects(label: str, mutate: 
     mutate(document)  # type: ignore[operator]
     assert list(check.iter_errors(document)), label
     assert not parse_json(json.dumps(document)).ok, label  # the JSON path agrees
+
+
+ANY_CASE = CONFIG.replace('"TYPE_FP32"', '"type_fp32"', 1).replace('"TYPE_FP32"', '"Type_Fp32"')
+ANY_CASE = ANY_CASE.replace(
+    '"name": "m",', '"name": "m",\n  "instance_group": [{"kind": "kind_cpu"}],'
+)
+
+
+def test_schema_accepts_an_enum_name_in_any_letter_case_as_triton_does() -> None:
+    """Triton's `JsonToModelConfig` parses with `case_insensitive_enum_parsing`."""
+    check = validator()
+    document = json.loads(ANY_CASE)
+    assert document["input"][0]["data_type"] == "type_fp32"  # the mutation is in place
+    assert not [e.message for e in check.iter_errors(document)]
+    assert parse_json(ANY_CASE).ok
+    for name in (
+        ModelConfig.DESCRIPTOR.fields_by_name["input"]
+        .message_type.fields_by_name["data_type"]
+        .enum_type.values_by_name
+    ):
+        for spelling in (name, name.lower(), name.title()):
+            document["input"][0]["data_type"] = spelling
+            assert check.is_valid(document), spelling
+    for wrong in ("type_fp33", "TYPE_FP32 ", "typefp32", "xTYPE_FP32"):
+        document["input"][0]["data_type"] = wrong
+        assert not check.is_valid(document), wrong
+        assert not parse_json(json.dumps(document)).ok, wrong  # the JSON path agrees
+    # the pattern mirrors protobuf's upper-casing only while every enum name is upper case
+    names = re.findall(r'"enum": \[([^\]]*)\]', json.dumps(model_config_schema()))
+    assert names and all(n == n.upper() for n in names if "NaN" not in n)
+
+
+def test_convert_and_lint_read_enum_names_in_any_letter_case(tmp_path: Path) -> None:
+    path = write_model(tmp_path, ANY_CASE)
+    converted = run("convert", str(path), "--to", "pbtxt")
+    assert converted.returncode == 0, converted.stderr
+    upper = ANY_CASE.replace("type_fp32", "TYPE_FP32").replace("Type_Fp32", "TYPE_FP32")
+    expected = json_format.Parse(upper.replace("kind_cpu", "KIND_CPU"), ModelConfig())
+    assert text_format.Parse(converted.stdout, ModelConfig()) == expected
+    assert "data_type: TYPE_FP32" in converted.stdout and "kind: KIND_CPU" in converted.stdout
+    linted = run("lint", str(path), "--format", "json")
+    found = json.loads(linted.stdout)["diagnostics"]
+    # the config was read and checked: TC203 (preferred size 8 above 4) at its JSON line
+    assert [(d["line"], d["column"]) for d in found if d["code"] == "TC203"] == [(11, 33)]
+    assert not [d for d in found if d["code"].startswith("TC00")], found
+
+
+def test_an_enum_name_that_matches_in_no_case_is_still_an_error(tmp_path: Path) -> None:
+    path = write_model(tmp_path, ANY_CASE.replace('"type_fp32"', '"type_fp33"'))
+    converted = run("convert", str(path), "--to", "pbtxt")
+    assert converted.returncode == 2
+    assert f"{path}:7:32: " in converted.stderr and "type_fp33" in converted.stderr
+    assert "Traceback" not in converted.stderr
+    linted = run("lint", str(path), "--format", "json")
+    assert linted.returncode == 1
+    (found,) = [d for d in json.loads(linted.stdout)["diagnostics"] if d["code"] == "TC005"]
+    assert (found["line"], found["column"]) == (7, 32)
 
 
 def test_a_repository_s_config_json_is_not_read_and_the_finding_says_how_to_convert(

@@ -196,9 +196,17 @@ def _render(request: LintRequest, result: LintResult) -> None:
         out.write(render_json(result.diagnostics, files=result.files, models=result.models) + "\n")
     elif output_format is OutputFormat.sarif:
         from tritoncfg.checks import RULES
+        from tritoncfg.report.provenance import find_version_control
         from tritoncfg.report.sarif import render_sarif
 
-        out.write(render_sarif(result.diagnostics, RULES.values(), root=Path.cwd()) + "\n")
+        root = Path.cwd()
+        sarif = render_sarif(
+            result.diagnostics,
+            RULES.values(),
+            root=root,
+            version_control=find_version_control(root),
+        )
+        out.write(sarif + "\n")
     elif output_format is OutputFormat.github:
         from tritoncfg.report.github import render_github
 

@@ -11,7 +11,7 @@ import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from tritoncfg import __version__
@@ -19,6 +19,9 @@ from tritoncfg.checks.core.docs import anchor, rule_doc
 from tritoncfg.checks.core.registry import Rule
 from tritoncfg.diagnostics import Diagnostic, Severity
 from tritoncfg.text.span import NO_LINE
+
+if TYPE_CHECKING:
+    from tritoncfg.report.provenance import VersionControl
 
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/tritoncfg/tritoncfg"
@@ -60,13 +63,15 @@ def _bare_descriptor(diagnostic: Diagnostic) -> dict[str, Any]:
 
 
 def _artifact(path: str, root: Path | None) -> dict[str, str]:
-    """A relative `uri` under %SRCROOT% when the path is under `root` (or relative); else file://."""
+    """A relative `uri` under %SRCROOT% when the path is under `root` (or relative); else file://.
+    A directory's URI ends in `/` (RFC 3986: what a relative reference inside it resolves from)."""
     target = Path(path)
+    slash = "/" if target.is_dir() else ""
     if root is not None and target.resolve().is_relative_to(root.resolve()):
         target = target.resolve().relative_to(root.resolve())
     if target.is_absolute():
-        return {"uri": target.as_uri()}
-    return {"uri": quote(target.as_posix(), safe="/"), "uriBaseId": SRCROOT}
+        return {"uri": target.as_uri() + slash}
+    return {"uri": quote(target.as_posix(), safe="/") + slash, "uriBaseId": SRCROOT}
 
 
 def _region(diagnostic: Diagnostic) -> dict[str, int]:
@@ -85,11 +90,16 @@ def _region(diagnostic: Diagnostic) -> dict[str, int]:
     }
 
 
-def _physical(diagnostic: Diagnostic, artifact: dict[str, str]) -> dict[str, Any]:
-    """A finding about a directory has no line: SARIF allows a location without a region."""
-    if diagnostic.span == NO_LINE:
-        return {"artifactLocation": artifact}
-    return {"artifactLocation": artifact, "region": _region(diagnostic)}
+def _location(diagnostic: Diagnostic, artifact: dict[str, str]) -> dict[str, Any]:
+    """A finding about a directory (TC104, TC105) has no line: its location is the directory
+    itself, without a region (SARIF allows it), and says so."""
+    if diagnostic.span != NO_LINE:
+        return {"physicalLocation": {"artifactLocation": artifact, "region": _region(diagnostic)}}
+    kind = "directory" if artifact["uri"].endswith("/") else "file"
+    return {
+        "physicalLocation": {"artifactLocation": artifact},
+        "message": {"text": f"The finding concerns the whole {kind}, not a line in it."},
+    }
 
 
 def _message(diagnostic: Diagnostic) -> str:
@@ -109,11 +119,16 @@ def _fingerprint(diagnostic: Diagnostic, uri: str, seen: dict[str, int]) -> str:
 
 
 def render_sarif(
-    diagnostics: Iterable[Diagnostic], rules: Iterable[Rule], *, root: Path | None = None
+    diagnostics: Iterable[Diagnostic],
+    rules: Iterable[Rule],
+    *,
+    root: Path | None = None,
+    version_control: VersionControl | None = None,
 ) -> str:
     """One SARIF run. `rules` is where rule metadata is looked up (e.g. `RULES.values()`); the
     driver lists the rules the results use, by code, as ruff does. `root` (the repository checked
-    out by CI) makes artifact URIs relative to %SRCROOT%, which code scanning needs."""
+    out by CI) makes artifact URIs relative to %SRCROOT%, which code scanning needs;
+    `version_control` (provenance.find_version_control) says which commit was linted."""
     diagnostics = list(diagnostics)
     known = {rule.code: rule for rule in rules}
     used = sorted({d.code for d in diagnostics})
@@ -133,7 +148,7 @@ def render_sarif(
                 "ruleIndex": index[d.code],
                 "level": LEVELS[d.severity],
                 "message": {"text": _message(d)},
-                "locations": [{"physicalLocation": _physical(d, artifact)}],
+                "locations": [_location(d, artifact)],
                 "partialFingerprints": {FINGERPRINT_KEY: _fingerprint(d, artifact["uri"], seen)},
             }
         )
@@ -149,6 +164,8 @@ def render_sarif(
         "columnKind": "unicodeCodePoints",
         "results": results,
     }
+    if version_control is not None:
+        run["versionControlProvenance"] = [version_control.to_sarif(root)]
     if root is not None:
         run["originalUriBaseIds"] = {SRCROOT: {"uri": root.resolve().as_uri() + "/"}}
     document = {"$schema": SARIF_SCHEMA_URI, "version": "2.1.0", "runs": [run]}

@@ -46,6 +46,11 @@ SARIF_SCHEMA_SUBSET: dict[str, Any] = {
             tool=_closed(["driver"], driver={"$ref": "#/$defs/toolComponent"}),
             results={"type": "array", "items": {"$ref": "#/$defs/result"}},
             columnKind={"enum": ["utf16CodeUnits", "unicodeCodePoints"]},
+            versionControlProvenance={
+                "type": "array",
+                "minItems": 1,
+                "items": {"$ref": "#/$defs/versionControlDetails"},
+            },
             originalUriBaseIds={
                 "type": "object",
                 "additionalProperties": {"$ref": "#/$defs/artifactLocation"},
@@ -81,11 +86,21 @@ SARIF_SCHEMA_SUBSET: dict[str, Any] = {
                 "type": "array",
                 "minItems": 1,
                 "items": _closed(
-                    ["physicalLocation"], physicalLocation={"$ref": "#/$defs/physicalLocation"}
+                    ["physicalLocation"],
+                    physicalLocation={"$ref": "#/$defs/physicalLocation"},
+                    message=_closed(["text"], text={"type": "string", "minLength": 1}),
                 ),
             },
             partialFingerprints={"type": "object", "additionalProperties": {"type": "string"}},
             properties={"$ref": "#/$defs/propertyBag"},
+        ),
+        "versionControlDetails": _closed(  # SARIF section 3.23: repositoryUri is mandatory
+            ["repositoryUri"],
+            repositoryUri={"type": "string", "minLength": 1, "format": "uri"},
+            revisionId={"type": "string", "minLength": 1},
+            branch={"type": "string", "minLength": 1},
+            # the uriBaseId the repository's root maps to (section 3.23.7): no uri of its own
+            mappedTo=_closed(["uriBaseId"], uriBaseId={"type": "string", "minLength": 1}),
         ),
         "physicalLocation": _closed(
             ["artifactLocation"],

@@ -5,8 +5,9 @@ uses for a load-API config override) accepts, in the spelling Triton's HTTP API 
 
 - properties are the proto field names (`max_batch_size`), as Triton's JSON uses them; the
   lowerCamelCase JSON names protobuf also accepts (`maxBatchSize`) are allowed as aliases;
-- enums by name or by number (Triton also accepts other letter cases of a name; the schema lists
-  the canonical spelling, so that editors offer it);
+- enums by name or by number; the canonical spelling is listed (editors offer it), and a pattern
+  accepts the name in any letter case, as Triton does (`JsonToModelConfig` in core's
+  `model_config_utils.cc` parses with `case_insensitive_enum_parsing`);
 - 64-bit integers as strings (protobuf's canonical JSON) or as numbers (what Triton writes);
   32-bit integers as numbers or numeric strings; floats as numbers or "NaN"/"Infinity"/"-Infinity";
 - maps as objects, repeated fields as arrays, at most one member of each oneof;
@@ -15,9 +16,10 @@ uses for a load-API config override) accepts, in the spelling Triton's HTTP API 
 
 from __future__ import annotations
 
+import re
 from typing import Any, cast
 
-from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 
 from tritoncfg.schema import ModelConfig
 
@@ -117,6 +119,25 @@ def _field_schema(fd: FieldDescriptor, definitions: dict[str, Any]) -> dict[str,
     return single
 
 
+def _enum(enum: EnumDescriptor) -> dict[str, Any]:
+    """The names (canonical spelling first, for editors) or numbers, or a name in any letter case:
+    protobuf's `case_insensitive_enum_parsing` upper-cases a name that does not match, and every
+    name of ModelConfig's enums is upper case. JSON Schema's regular expressions have no
+    case-insensitive flag, so each letter is a class of its two cases."""
+    names: list[str | int] = [value.name for value in enum.values]
+    numbers: list[str | int] = [value.number for value in enum.values]
+    any_case = "|".join("".join(_either_case(char) for char in value.name) for value in enum.values)
+    return {
+        "anyOf": [{"enum": names + numbers}, {"type": "string", "pattern": f"^(?:{any_case})$"}]
+    }
+
+
+def _either_case(char: str) -> str:
+    if char.isalpha():
+        return f"[{char.upper()}{char.lower()}]"
+    return re.escape(char)
+
+
 def _single(fd: FieldDescriptor, definitions: dict[str, Any]) -> dict[str, Any]:
     """The schema of one value of the field (an item, for a repeated field)."""
     kind = fd.cpp_type
@@ -126,9 +147,7 @@ def _single(fd: FieldDescriptor, definitions: dict[str, Any]) -> dict[str, Any]:
         return {"$ref": _ref(fd.message_type)}
     if kind == FieldDescriptor.CPPTYPE_ENUM:
         assert fd.enum_type is not None
-        names: list[str | int] = [value.name for value in fd.enum_type.values]
-        numbers: list[str | int] = [value.number for value in fd.enum_type.values]
-        return {"enum": names + numbers}
+        return _enum(fd.enum_type)
     if kind in _INT32_RANGE:
         low, high = _INT32_RANGE[kind]
         pattern = "^[0-9]+$" if low == 0 else "^-?[0-9]+$"
