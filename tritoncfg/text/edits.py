@@ -22,11 +22,13 @@ class EditConflict(ValueError):
     """Two edits touch the same text."""
 
 
-def _offsets(source: str) -> list[int]:
+def line_starts(source: str) -> list[int]:
+    """The offset at which each line of `source` starts."""
     starts = [0]
-    for index, char in enumerate(source):
-        if char == "\n":
-            starts.append(index + 1)
+    found = source.find("\n")
+    while found != -1:
+        starts.append(found + 1)
+        found = source.find("\n", found + 1)
     return starts
 
 
@@ -34,17 +36,16 @@ def offset(starts: list[int], line: int, column: int) -> int:
     return starts[min(line, len(starts)) - 1] + column - 1
 
 
+def edit_range(starts: list[int], edit: Edit) -> tuple[int, int]:
+    """The offsets an edit replaces, from the source's `line_starts`."""
+    span = edit.span
+    return offset(starts, span.line, span.column), offset(starts, span.end_line, span.end_column)
+
+
 def apply_edits(source: str, edits: Iterable[Edit]) -> str:
     """`source` with every edit applied. Raises EditConflict for overlapping edits."""
-    starts = _offsets(source)
-    ranges = sorted(
-        (
-            offset(starts, e.span.line, e.span.column),
-            offset(starts, e.span.end_line, e.span.end_column),
-            e.text,
-        )
-        for e in edits
-    )
+    starts = line_starts(source)
+    ranges = sorted((*edit_range(starts, e), e.text) for e in edits)
     out: list[str] = []
     cursor = 0
     for start, end, text in ranges:
