@@ -81,3 +81,17 @@ def test_the_rule_reads_a_curve_in_any_order_and_explains_itself() -> None:
         "90% of it",
     )
     assert pick([]).why == ("no batch size was measured",) and pick([]).sizes == ()
+
+
+def test_on_a_curve_measured_at_every_size_the_pick_is_a_power_of_two_or_the_largest() -> None:
+    """Batch 7 reaches 90% of batch 8 in one run and not in the next (noise): the rule picks from
+    the powers of two and the largest size, so identical runs agree."""
+    linear = [Measured(b, 1000.0 * b, 1000.0) for b in range(1, 9)]
+    assert SHARE * 8000.0 <= 7000.0 + 200.0  # 7 sits right at the 90% line
+    assert pick(linear).sizes == (8,)
+    noisy = [Measured(b, 1000.0 * b * (1.04 if b == 7 else 1.0), 1000.0) for b in range(1, 9)]
+    assert pick(noisy).sizes == (8,)
+    odd_end = [Measured(b, 100.0 * min(b, 4), 1000.0) for b in (1, 2, 3, 4, 5, 6)]
+    assert pick(odd_end).sizes == (4,)  # 5 and 6 no better: the best of the candidates is 4
+    no_powers = [Measured(3, 300.0, 1.0), Measured(5, 480.0, 1.0), Measured(6, 500.0, 1.0)]
+    assert pick(no_powers).sizes == (6,)  # only the largest measured is a candidate

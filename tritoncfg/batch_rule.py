@@ -7,6 +7,11 @@ the smallest size that reaches `SHARE` (90%) of the best measured throughput, an
 when it differs. Past that share, a larger batch buys little throughput for the time a request
 waits for it to fill; a dip in a noisy curve does not end the walk. It sets no queue delay.
 
+The sizes are drawn from the measured powers of two and the largest measured size: on a curve
+measured at every size, neighbours such as 7 and 8 sit within the run-to-run noise of each other,
+so a rule free to pick either flips between runs; 4, 8 and 16 are far enough apart that it does
+not.
+
 With a latency budget both commands take `tritoncfg tune`'s pick instead (tritoncfg/tune/advice.py):
 a simulation of the batcher on the same curve, which sizes the queue delay against queueing too.
 """
@@ -20,7 +25,7 @@ from tritoncfg.record import record
 SHARE = 0.9  # share of the best throughput that makes a batch size worth preferring
 RULE = (
     f"preferred sizes = the smallest batch size reaching {SHARE:.0%} of the best measured "
-    "throughput, and the best one"
+    "throughput, and the best one (of the powers of two and the largest size measured)"
 )
 
 
@@ -47,8 +52,11 @@ def pick(curve: Sequence[Measured]) -> Pick:
     points = sorted(curve, key=lambda p: p.batch_size)
     if not points:
         return Pick((), None, ("no batch size was measured",))
-    best = max(points, key=lambda p: p.throughput)  # the smallest of equals
-    knee = next(p for p in points if p.throughput >= SHARE * best.throughput)
+    candidates = [p for p in points if _power_of_two(p.batch_size)]
+    if points[-1] not in candidates:
+        candidates.append(points[-1])
+    best = max(candidates, key=lambda p: p.throughput)  # the smallest of equals
+    knee = next(p for p in candidates if p.throughput >= SHARE * best.throughput)
     sizes = tuple(sorted({knee.batch_size, best.batch_size}))
     why = (
         f"preferred {list(sizes)}: batch {best.batch_size} gives the best "
@@ -60,6 +68,10 @@ def pick(curve: Sequence[Measured]) -> Pick:
         ),
     )
     return Pick(sizes, best, why)
+
+
+def _power_of_two(size: int) -> bool:
+    return size > 0 and size & (size - 1) == 0
 
 
 def probe_spread(latency_ms: Mapping[str, float | None]) -> tuple[tuple[float, float], ...]:
