@@ -162,7 +162,6 @@ def lint_command(
         typer.Option(
             "--output-file",
             "-o",
-            metavar="PATH",
             help="Write the report to this file (atomically, no colour) instead of stdout.",
         ),
     ] = None,
