@@ -10,17 +10,16 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TextIO
 
+from tritoncfg.cli import lint_output
 from tritoncfg.cli.common import (
-    EXIT_FINDINGS,
-    EXIT_OK,
     EXIT_USAGE,
     Color,
     fail,
     refuse_cloud,
-    use_color,
 )
+from tritoncfg.cli.lint_output import OutputOptions
 from tritoncfg.cloud.url import is_cloud
 from tritoncfg.lintoptions import LintOverrides
 from tritoncfg.record import record
@@ -36,6 +35,9 @@ class OutputFormat(StrEnum):
     sarif = "sarif"
     github = "github"
     junit = "junit"
+    concise = "concise"
+    json_lines = "json-lines"
+    gitlab = "gitlab"
 
 
 @record(frozen=True)
@@ -53,6 +55,7 @@ class LintRequest:
     fix: Literal["safe", "unsafe"] | None = None  # --fix, --unsafe-fixes
     diff: bool = False  # --diff: print the fixes, change nothing
     jobs: int | None = None
+    output: OutputOptions = OutputOptions()  # -o, -s, -v, --exit-zero, --exit-non-zero-on-fix
 
 
 def run_lint(request: LintRequest) -> int:
@@ -67,23 +70,33 @@ def run_lint(request: LintRequest) -> int:
 
 
 def _run_lint(request: LintRequest) -> int:
+    lint_output.check(request)
+    started = lint_output.begin(request)
+    changed = False
     if request.fix or request.diff:
         refuse_cloud([Path(p) for p in request.paths if is_cloud(p)], "lint --fix")
         outcome = _fix(request)
-        changed = _apply_fixes(outcome, diff_only=request.diff, unsafe=request.fix == "unsafe")
+        changed = _apply_fixes(
+            outcome,
+            diff_only=request.diff,
+            unsafe=request.fix == "unsafe",
+            silent=request.output.silent,
+        )
         if request.diff:
-            return EXIT_FINDINGS if changed else EXIT_OK
+            return lint_output.exit_status(request.output, failed=changed)
         result = outcome.result
     else:
         result = _lint(request)
-    for note in result.notes:  # the run goes on without what it could not use (the cache)
+    lint_output.finish(request, result, started)
+    for note in () if request.output.silent else result.notes:  # the run goes on without it
         sys.stderr.write(f"tritoncfg: warning: {note}\n")
-    _render(request, result)
+    with lint_output.report_stream(request) as out:
+        _render(request, result, out)
     for lost in result.lost:  # after the findings of the others: the lint is incomplete
         sys.stderr.write(f"tritoncfg: error: {lost}\n")
     if result.lost:
         return EXIT_USAGE
-    return EXIT_FINDINGS if result.failed else EXIT_OK
+    return lint_output.exit_status(request.output, failed=result.failed, fixed=changed)
 
 
 def _lint(request: LintRequest) -> LintResult:
@@ -133,7 +146,7 @@ def _fail_on_usage_error(error: Exception) -> None:
         fail(str(error))
 
 
-def _apply_fixes(outcome: FixOutcome, *, diff_only: bool, unsafe: bool) -> bool:
+def _apply_fixes(outcome: FixOutcome, *, diff_only: bool, unsafe: bool, silent: bool) -> bool:
     """Write the fixes (or print them as a diff); whether anything changes."""
     import difflib
 
@@ -153,7 +166,7 @@ def _apply_fixes(outcome: FixOutcome, *, diff_only: bool, unsafe: bool) -> bool:
                 write_atomic(Path(path), outcome.after[path], root=root_of(path), expect=read)
             except OSError as exc:  # the file is left as it was: a link out, an edit since
                 fail(f"{path}: cannot write the fixes: {exc.strerror or exc}")
-    if not diff_only:
+    if not diff_only and not silent:
         remaining = sum(1 for d in outcome.result.diagnostics if d.fix is not None)
         hint = f"; {remaining} more with --unsafe-fixes" if remaining and not unsafe else ""
         fixed, files = len(outcome.applied), len(outcome.changed)
@@ -185,11 +198,12 @@ def _relative(result: LintResult) -> None:
     result.file_paths = [show(p) for p in result.file_paths]
 
 
-def _render(request: LintRequest, result: LintResult) -> None:
-    out = sys.stdout
+def _render(request: LintRequest, result: LintResult, out: TextIO) -> None:
     output_format = request.output_format
     if output_format is not OutputFormat.sarif:
         _relative(result)
+    if lint_output.render(request, result, out):  # --statistics, concise, json-lines, gitlab
+        return
     if output_format is OutputFormat.json:
         from tritoncfg.report.json import render_json
 
@@ -221,7 +235,7 @@ def _render(request: LintRequest, result: LintResult) -> None:
         )
         out.write(junit + "\n")
     else:
-        from tritoncfg.report.text import render_statistics, render_text
+        from tritoncfg.report.text import render_text
 
         render_text(
             out,
@@ -229,8 +243,6 @@ def _render(request: LintRequest, result: LintResult) -> None:
             result.sources,
             files=result.files,
             models=result.models,
-            color=use_color(request.color, out),
+            color=lint_output.color(request, out),
             summary=not request.quiet,
         )
-        if request.statistics:
-            render_statistics(out, result.diagnostics)
