@@ -116,7 +116,6 @@ def _searches(model: LoadedModel, ctx: CheckContext) -> list[_Search]:
 
 @model_rule(
     "TC120",
-    "backend-library-not-found",
     severity=Severity.ERROR,
     summary="No library (libtriton_<backend>.so) or Python-based backend found for the backend.",
     phase=PHASE,
@@ -176,7 +175,6 @@ def backend_library_not_found(model: LoadedModel, ctx: CheckContext) -> Iterator
 
 @model_rule(
     "TC121",
-    "runtime-library-not-found",
     severity=Severity.ERROR,
     summary="The library named by `runtime` is not in any directory Triton searches.",
     phase=PHASE,
@@ -245,7 +243,6 @@ def runtime_library_not_found(model: LoadedModel, ctx: CheckContext) -> Iterator
 
 @model_rule(
     "TC122",
-    "runtime-escapes-backend-directory",
     severity=Severity.ERROR,
     summary="A `runtime` path with `..` that leaves the directory it is searched in.",
     phase=PHASE,
@@ -297,7 +294,6 @@ def _repoagent_dir(ctx: CheckContext) -> Path | None:
 
 @model_rule(
     "TC124",
-    "repo-agent-not-found",
     severity=Severity.ERROR,
     summary="A model repository agent whose library libtritonrepoagent_<name>.so is not installed.",
     phase=PHASE,

@@ -28,7 +28,6 @@ PYTHON_BASED_BACKENDS = frozenset({"pytorch", "vllm"})
 
 @model_rule(
     "TC123",
-    "python-based-backend-model-missing",
     severity=Severity.ERROR,
     summary='runtime "model.py" names a Python-based backend that has no model.py.',
     phase=PHASE,
@@ -89,7 +88,6 @@ def python_based_backend_model_missing(model: LoadedModel, ctx: CheckContext) ->
 
 @model_rule(
     "TC125",
-    "python-model-file-missing",
     severity=Severity.ERROR,
     summary="A python backend model version without its model file (model.py).",
     phase=PHASE,

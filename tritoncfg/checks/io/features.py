@@ -25,7 +25,6 @@ from tritoncfg.workspace import LoadedModel
 
 @model_rule(
     "TC304",
-    "io-empty-reshape-non-batching",
     severity=Severity.ERROR,
     summary="An empty reshape (a scalar) in a model with max_batch_size 0.",
     phase=PHASE,
@@ -59,7 +58,6 @@ def io_empty_reshape_non_batching(model: LoadedModel, ctx: CheckContext) -> Iter
 
 @model_rule(
     "TC306",
-    "io-element-count-overflow",
     severity=Severity.ERROR,
     summary="The dims or reshape of a reshaped tensor hold more elements than int64 can count.",
     phase=PHASE,
@@ -93,7 +91,6 @@ def io_element_count_overflow(model: LoadedModel, ctx: CheckContext) -> Iterator
 
 @model_rule(
     "TC307",
-    "io-reshape-size-mismatch",
     severity=Severity.ERROR,
     summary="dims and reshape of a tensor do not describe the same number of elements.",
     phase=PHASE,
@@ -130,7 +127,6 @@ def io_reshape_size_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[
 
 @model_rule(
     "TC308",
-    "input-format-needs-3-dims",
     severity=Severity.ERROR,
     summary="An input with format FORMAT_NHWC or FORMAT_NCHW does not have exactly 3 dims.",
     phase=PHASE,
@@ -174,7 +170,6 @@ def input_format_needs_3_dims(model: LoadedModel, ctx: CheckContext) -> Iterator
 
 @model_rule(
     "TC309",
-    "shape-tensor-not-tensorrt",
     severity=Severity.ERROR,
     summary="is_shape_tensor on a model whose platform is not tensorrt_plan.",
     phase=PHASE,
@@ -220,7 +215,6 @@ def shape_tensor_not_tensorrt(model: LoadedModel, ctx: CheckContext) -> Iterator
 
 @model_rule(
     "TC310",
-    "non-linear-io-not-tensorrt",
     severity=Severity.ERROR,
     summary="is_non_linear_format_io on a model whose platform is not tensorrt_plan.",
     phase=PHASE,
@@ -265,7 +259,6 @@ def non_linear_io_not_tensorrt(model: LoadedModel, ctx: CheckContext) -> Iterato
 
 @model_rule(
     "TC311",
-    "non-linear-io-needs-3-dims",
     severity=Severity.ERROR,
     summary="A TensorRT tensor with is_non_linear_format_io does not have exactly 3 dims.",
     phase=PHASE,
@@ -309,7 +302,6 @@ def non_linear_io_needs_3_dims(model: LoadedModel, ctx: CheckContext) -> Iterato
 
 @model_rule(
     "TC312",
-    "duplicate-io-name",
     severity=Severity.WARNING,
     summary="Two inputs (or two outputs) have the same name: Triton loads the model and keeps the "
     "first; required duplicate inputs fail every request.",

@@ -69,7 +69,6 @@ def _inside_candidates(model: LoadedModel, absolute: str) -> list[tuple[str, boo
 
 @model_rule(
     "TC721",
-    "batch-strategy-with-sequence-batching",
     severity=Severity.ERROR,
     summary="TRITON_BATCH_STRATEGY_PATH is set on a model that uses the sequence batcher.",
     phase=Phase.MODEL_INIT,
@@ -123,7 +122,6 @@ def _batch_strategy(model: LoadedModel, ctx: CheckContext) -> tuple[str, Span] |
 
 @model_rule(
     "TC722",
-    "batch-strategy-outside-model-dir",
     severity=Severity.ERROR,
     summary="TRITON_BATCH_STRATEGY_PATH is not an absolute path inside the model directory.",
     phase=Phase.MODEL_INIT,
@@ -195,7 +193,6 @@ def batch_strategy_outside_model_dir(model: LoadedModel, ctx: CheckContext) -> I
 
 @model_rule(
     "TC723",
-    "batch-strategy-not-found",
     severity=Severity.ERROR,
     summary="The TRITON_BATCH_STRATEGY_PATH library does not exist in the model directory.",
     phase=Phase.MODEL_INIT,
@@ -259,7 +256,6 @@ def _uses_python_backend(config: ModelConfig) -> bool:
 
 @model_rule(
     "TC741",
-    "execution-env-path-not-found",
     severity=Severity.ERROR,
     summary="The python backend's EXECUTION_ENV_PATH names nothing inside the model directory.",
     phase=Phase.MODEL_INIT,
@@ -312,7 +308,6 @@ def execution_env_path_not_found(model: LoadedModel, ctx: CheckContext) -> Itera
 
 @model_rule(
     "TC742",
-    "execution-env-path-relative",
     severity=Severity.WARNING,
     summary="A relative EXECUTION_ENV_PATH is resolved against the server's working directory.",
     phase=Phase.BEST_PRACTICE,
