@@ -21,12 +21,14 @@ from tritoncfg.cli.common import (
     refuse_cloud,
     use_color,
 )
+from tritoncfg.cli.lint_input import LintInputs, check_request, with_environment
 from tritoncfg.cloud.url import is_cloud
 from tritoncfg.lintoptions import LintOverrides
 from tritoncfg.record import record
 
 if TYPE_CHECKING:
     from tritoncfg.api import LintResult
+    from tritoncfg.diagnostics import Diagnostic
     from tritoncfg.fixer import FixOutcome
 
 
@@ -53,6 +55,7 @@ class LintRequest:
     fix: Literal["safe", "unsafe"] | None = None  # --fix, --unsafe-fixes
     diff: bool = False  # --diff: print the fixes, change nothing
     jobs: int | None = None
+    inputs: LintInputs = LintInputs()  # stdin, --config KEY = VALUE, --add-noqa, --watch, ...
 
 
 def run_lint(request: LintRequest) -> int:
@@ -60,25 +63,37 @@ def run_lint(request: LintRequest) -> int:
     stopped by SIGTERM or SIGHUP while its pool ran, 128 + the signal (its workers stopped)."""
     from tritoncfg.processes.supervise import Terminated
 
+    request = with_environment(request)
+    check_request(request)
     try:
+        if request.inputs.watch:
+            from tritoncfg.cli.watch import watch
+
+            return watch(request, _run_lint)
         return _run_lint(request)
     except Terminated as stop:
         return 128 + stop.signum
 
 
 def _run_lint(request: LintRequest) -> int:
+    applied: list[Diagnostic] | None = None  # the fixes --fix applied
+    if request.inputs.add_noqa:
+        from tritoncfg.cli.add_noqa import add_noqa
+
+        return add_noqa(_lint(request))
     if request.fix or request.diff:
         refuse_cloud([Path(p) for p in request.paths if is_cloud(p)], "lint --fix")
         outcome = _fix(request)
         changed = _apply_fixes(outcome, diff_only=request.diff, unsafe=request.fix == "unsafe")
         if request.diff:
             return EXIT_FINDINGS if changed else EXIT_OK
-        result = outcome.result
+        result, applied = outcome.result, outcome.applied
     else:
         result = _lint(request)
     for note in result.notes:  # the run goes on without what it could not use (the cache)
         sys.stderr.write(f"tritoncfg: warning: {note}\n")
     _render(request, result)
+    _report_fixes(request, result, applied)
     for lost in result.lost:  # after the findings of the others: the lint is incomplete
         sys.stderr.write(f"tritoncfg: error: {lost}\n")
     if result.lost:
@@ -91,12 +106,17 @@ def _lint(request: LintRequest) -> LintResult:
     from tritoncfg.api import lint_project
 
     try:
+        if request.inputs.stdin_filename is not None:
+            from tritoncfg.cli.lint_input import lint_stdin, read_stdin
+
+            return lint_stdin(request, read_stdin())
         return lint_project(
             request.paths,
             request.overrides,
             config=request.config,
             isolated=request.isolated,
             jobs=request.jobs,
+            settings_overrides=request.inputs.settings,
         )
     except Exception as error:
         _fail_on_usage_error(error)
@@ -113,6 +133,7 @@ def _fix(request: LintRequest) -> FixOutcome:
             unsafe=request.fix == "unsafe",
             config=request.config,
             isolated=request.isolated,
+            settings_overrides=request.inputs.settings,
         )
     except Exception as error:
         _fail_on_usage_error(error)
@@ -221,6 +242,7 @@ def _render(request: LintRequest, result: LintResult) -> None:
         )
         out.write(junit + "\n")
     else:
+        from tritoncfg.cli.fix_report import fixable_test
         from tritoncfg.report.text import render_statistics, render_text
 
         render_text(
@@ -231,6 +253,27 @@ def _render(request: LintRequest, result: LintResult) -> None:
             models=result.models,
             color=use_color(request.color, out),
             summary=not request.quiet,
+            fixable=fixable_test(request.fix == "unsafe" or request.inputs.unsafe_fixes),
         )
         if request.statistics:
             render_statistics(out, result.diagnostics)
+
+
+def _report_fixes(
+    request: LintRequest, result: LintResult, applied: list[Diagnostic] | None
+) -> None:
+    """Text output, as ruff's: the fixable count under the summary; with --show-fixes, the
+    fixes applied (--fix) or those --fix would apply."""
+    if request.output_format is not OutputFormat.text or request.quiet:
+        return
+    from tritoncfg.cli.fix_report import fixable_test, write_fix_list, write_fixable_line
+
+    unsafe = request.fix == "unsafe" or request.inputs.unsafe_fixes
+    if request.inputs.show_fixes:
+        if applied is not None:
+            n = len(applied)
+            write_fix_list(sys.stdout, f"Fixed {n} finding{'s' if n != 1 else ''}", applied)
+        else:
+            fixable = [d for d in result.diagnostics if fixable_test(unsafe)(d)]
+            write_fix_list(sys.stdout, f"Fixable with `--fix` ({len(fixable)})", fixable)
+    write_fixable_line(sys.stdout, result.diagnostics, unsafe=unsafe)
