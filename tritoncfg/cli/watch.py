@@ -1,7 +1,8 @@
 """`lint --watch`: lint, then lint again whenever a file under the paths (or the settings file)
 changes, until Ctrl-C, as ruff's `--watch`. The `watchfiles` package (the `watch` extra) is
 imported only here. Each run reads the settings again; the lint cache keeps a re-run to the
-models that changed, and its own writes (any folder tagged with CACHEDIR.TAG) are not changes.
+models that changed, and its writes are never seen: it is not used inside a linted repository
+(api.py), and the folders watched are the repositories, the model folders and the settings file.
 """
 
 from __future__ import annotations
@@ -11,14 +12,12 @@ import time
 from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tritoncfg.cli.common import fail
 
 if TYPE_CHECKING:
     from tritoncfg.cli.lint_core import LintRequest
-
-CACHE_TAG = "CACHEDIR.TAG"  # lintcache/folder.py tags its folder so
 
 
 def watch(request: LintRequest, lint_once: Callable[[LintRequest], int]) -> int:
@@ -35,9 +34,7 @@ def watch(request: LintRequest, lint_once: Callable[[LintRequest], int]) -> int:
     _announce("Starting linter in watch mode...")
     _run(lint_once, request)
     try:
-        for changes in watchfiles.watch(
-            *targets, watch_filter=_ChangeFilter(), raise_interrupt=True
-        ):
+        for changes in watchfiles.watch(*targets, raise_interrupt=True):
             _clear()
             _announce(f"File change detected ({len(changes)} changed). Linting...")
             with suppress(SystemExit):  # its message is printed: wait for the next change
@@ -74,18 +71,3 @@ def _clear() -> None:
     """A fresh screen for the next run, where there is one to clear."""
     if sys.stdout.isatty():
         sys.stdout.write("\x1b[2J\x1b[H")
-
-
-class _ChangeFilter:
-    """watchfiles' default filter (.git, editors' swap files), minus the lint cache's writes."""
-
-    def __init__(self) -> None:
-        from watchfiles import DefaultFilter
-
-        self.default: Any = DefaultFilter()
-
-    def __call__(self, change: Any, path: str) -> bool:
-        if not self.default(change, path):
-            return False
-        here = Path(path)
-        return not any((folder / CACHE_TAG).is_file() for folder in (here, *here.parents[:4]))
