@@ -57,7 +57,9 @@ def test_show_fixes_lists_the_fixes_available_then_those_applied(tmp_path: Path)
     )
     assert "KIND_CPUX" in config.read_text()  # nothing written
     fixed = run("lint", str(config), "--no-cache", "--fix", "--show-fixes")
-    assert f"Fixed 1 finding:\n- {config}:\n    1 \u00d7 TC005 (unknown-enum-value)\n" in fixed.stdout
+    assert (
+        f"Fixed 1 finding:\n- {config}:\n    1 \u00d7 TC005 (unknown-enum-value)\n" in fixed.stdout
+    )
     assert "kind: KIND_CPU }" in config.read_text()
     assert fixed.stdout.endswith("1 unsafe fix available with `--fix --unsafe-fixes`.\n")
 
