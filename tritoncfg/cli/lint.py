@@ -214,6 +214,7 @@ def lint_command(
     stdin_filename: Annotated[
         str | None,
         typer.Option(
+            metavar="<name>",
             help="With the path -: the name of the config read from standard input; its model "
             "and settings are NAME's. Nothing is written."
         ),
