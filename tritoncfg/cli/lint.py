@@ -216,7 +216,7 @@ def lint_command(
         typer.Option(
             metavar="<name>",
             help="With the path -: the name of the config read from standard input; its model "
-            "and settings are NAME's. Nothing is written."
+            "and settings are NAME's. Nothing is written.",
         ),
     ] = None,
     color: Annotated[Color, typer.Option(help="Colour in text output.")] = Color.auto,

@@ -147,7 +147,7 @@ def lint_stdin(request: LintRequest, text: str) -> LintResult:
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="tritoncfg-stdin-") as scratch:
-        model = Path(scratch) / name.parent.name
+        model = Path(scratch) / (name.parent.name or "model")  # NAME at / has no folder name
         model.mkdir()
         (model / name.name).write_text(text, encoding="utf-8")
         result = lint(model / name.name, setup.options, setup.selection, setup.filters)
