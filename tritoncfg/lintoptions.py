@@ -121,6 +121,7 @@ def _options(settings: Settings, given: LintOverrides) -> LintOptions:
         else "required",
         backends=tuple(settings.get("backends", [])),
         repo_agents=tuple(settings.get("repo-agents", [])),
+        runtimes=tuple(settings.get("runtimes", [])),
     )
 
 

@@ -105,6 +105,14 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "uniqueItems": True,
             "description": "Model repository agents installed besides checksum (TC124).",
         },
+        "runtimes": {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1},
+            "uniqueItems": True,
+            "description": "Runtime libraries (`runtime` values) installed in the target host's "
+            "backend folders; without --backend-dir any other `runtime` that is not in the model "
+            "folder is an error (TC121).",
+        },
         "model-files": {
             "enum": ["required", "optional"],
             "description": "optional: model files are fetched at deploy time, so a missing "

@@ -64,6 +64,23 @@ def test_show_fixes_lists_the_fixes_available_then_those_applied(tmp_path: Path)
     assert fixed.stdout.endswith("1 unsafe fix available with `--fix --unsafe-fixes`.\n")
 
 
+def test_fix_report_follows_the_report_to_its_file_and_is_silenced(tmp_path: Path) -> None:
+    config = _model(tmp_path / "repo", "m", TYPOS)
+    target = tmp_path / "report.txt"
+    args = ("lint", str(config), "--no-cache", "--show-fixes")
+    to_file = run(*args, "-o", str(target))
+    assert (to_file.returncode, to_file.stdout) == (1, ""), to_file.stderr
+    assert target.read_text() == run(*args).stdout  # the list and the [*] line go there too
+    assert "Fixable with `--fix` (1):" in target.read_text()
+    silent = run(*args, "-s")
+    assert (silent.returncode, silent.stdout, silent.stderr) == (1, "", "")
+    quiet = run(*args, "-q").stdout
+    assert "TC005" in quiet and "Fixable with" not in quiet and "fixable with" not in quiet
+    table = run(*args, "--statistics").stdout  # the table marks fixable rules itself
+    assert "Fixable with" not in table and "fixable with `--fix`" not in table
+    assert "KIND_CPUX" in config.read_text()
+
+
 def _cache_files(folder: Path) -> set[str]:
     return {p.name for p in folder.iterdir()} if folder.is_dir() else set()
 
@@ -108,6 +125,19 @@ def test_add_noqa_suppresses_every_finding_once_and_keeps_the_text(tmp_path: Pat
     assert warned.read_text().count("noqa") == 1
 
 
+def test_add_noqa_says_less_with_quiet_and_nothing_with_silent(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    warned, broken = _model(root, "w", WARNED), _model(root, "b", TYPOS)
+    quiet = run("lint", str(root), "--no-cache", "--add-noqa", "-q")
+    assert quiet.returncode == 0 and "Added" not in quiet.stderr, quiet.stderr
+    assert "findings cannot be suppressed by a comment" in quiet.stderr  # a warning stays
+    assert "# tritoncfg: noqa TC903" in warned.read_text()  # written all the same
+    warned.write_text(WARNED)
+    silent = run("lint", str(root), "--no-cache", "--add-noqa", "-s")
+    assert (silent.returncode, silent.stdout, silent.stderr) == (0, "", "")
+    assert "# tritoncfg: noqa TC903" in warned.read_text() and broken.read_text() == TYPOS
+
+
 def test_noqa_next_to_a_file_level_one_goes_on_the_line_above() -> None:
     source = "a: 1\n  b: 2  # tritoncfg: noqa-file TC402\nc: 3\r\n"
     edits = noqa_edits(source, {2: {"TC903"}, 3: {"TC906", "TC901"}})
@@ -133,6 +163,20 @@ def test_stdin_is_linted_as_the_named_file_and_nothing_is_written(tmp_path: Path
     )
 
 
+def test_stdin_report_goes_to_the_output_file(tmp_path: Path) -> None:
+    config = _model(tmp_path / "repo", "w", WARNED)
+    target = tmp_path / "report.txt"
+    args = ("lint", "-", "--stdin-filename", str(config), "-f", "concise", "-o", str(target))
+    result = run(*args, stdin=TYPOS, cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (1, ""), result.stderr
+    report = target.read_text()
+    assert "repo/w/config.pbtxt:4:" in report and "TC005 [*] " in report  # stdin's text
+    assert report.endswith(
+        "fixable with `--fix` (1 unsafe fix available with `--fix --unsafe-fixes`).\n"
+    )
+    assert config.read_text() == WARNED
+
+
 def test_stdin_named_as_a_new_file_takes_its_folder_as_the_model(tmp_path: Path) -> None:
     name = tmp_path / "repo" / "fresh" / "config.pbtxt"
     result = run("lint", "-", "--stdin-filename", str(name), "-f", "json", stdin=WARNED)
@@ -150,6 +194,11 @@ def test_stdin_named_as_a_new_file_takes_its_folder_as_the_model(tmp_path: Path)
         (("lint", "-", "x", "--stdin-filename", "c.pbtxt"), "give `-` as the only path"),
         (("lint", "-", "--stdin-filename", "c.pbtxt", "--fix"), "--fix cannot be used"),
         (("lint", "x", "--add-noqa", "--diff"), "--add-noqa cannot be used with --diff"),
+        (
+            ("lint", "x", "--add-noqa", "-o", "r.txt"),
+            "--output-file cannot be used with --add-noqa",
+        ),
+        (("lint", "x", "--watch", "-o", "r.txt"), "--output-file cannot be used with --watch"),
     ],
 )
 def test_stdin_and_add_noqa_usage_errors(args: tuple[str, ...], needle: str) -> None:

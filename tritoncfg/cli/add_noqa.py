@@ -29,9 +29,10 @@ UNSUPPRESSIBLE = PARSE_ERRORS | {"TC009", UNUSED.code, UNKNOWN.code}
 _CODE_PATTERN = r"TC\d{3}"
 
 
-def add_noqa(result: LintResult) -> int:
+def add_noqa(result: LintResult, *, quiet: bool = False, silent: bool = False) -> int:
     """Write the comments for `result`'s findings; print how many were added (ruff's `Added N
-    noqa directives.`) and how many findings no comment can cover. Exit status 0."""
+    noqa directives.`, not with -q or -s) and how many findings no comment can cover (a
+    warning: not with -s). Exit status 0."""
     lines: dict[str, dict[int, set[str]]] = {}
     left = 0
     for diagnostic in result.diagnostics:
@@ -53,8 +54,9 @@ def add_noqa(result: LintResult) -> int:
             continue
         _write(path, before, after)
         added += sum(len(c) for c in codes.values())
-    sys.stderr.write(f"Added {added} noqa directive{'s' if added != 1 else ''}.\n")
-    if left:
+    if not (quiet or silent):
+        sys.stderr.write(f"Added {added} noqa directive{'s' if added != 1 else ''}.\n")
+    if left and not silent:
         sys.stderr.write(
             f"{left} finding{'s' if left != 1 else ''} cannot be suppressed by a comment (parse "
             "errors, findings on directories, JSON configs, files that do not parse).\n"

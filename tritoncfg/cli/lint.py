@@ -12,6 +12,7 @@ import typer
 from tritoncfg.cli.common import Color, fail
 from tritoncfg.cli.lint_core import LintRequest, OutputFormat, run_lint
 from tritoncfg.cli.lint_input import LintInputs, config_arguments
+from tritoncfg.cli.lint_output import ENV_OUTPUT_FORMAT, OutputOptions
 from tritoncfg.lintoptions import LintOverrides
 
 
@@ -60,7 +61,8 @@ def lint_command(
             "--format",
             "-f",
             metavar="<format>",  # the choices in the help: a long metavar breaks mid-word
-            help="Output format: text, json, sarif, github or junit.",
+            envvar=ENV_OUTPUT_FORMAT,
+            help="Output format: text, concise, json, json-lines, sarif, github, gitlab or junit.",
         ),
     ] = OutputFormat.text,
     triton_mode: Annotated[
@@ -134,8 +136,49 @@ def lint_command(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Print diagnostics only, no summary.")
     ] = False,
+    silent: Annotated[
+        bool,
+        typer.Option(
+            "--silent", "-s", help="Print nothing; the exit status says it (errors still shown)."
+        ),
+    ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="Also say, on stderr, which settings file and cache are used, the models "
+            "found, the cache hits and the time taken.",
+        ),
+    ] = False,
     statistics: Annotated[
-        bool, typer.Option("--statistics", help="Print the count of findings per rule.")
+        bool,
+        typer.Option(
+            "--statistics",
+            help="Print the count of findings per rule instead of the findings (JSON with "
+            "--format json).",
+        ),
+    ] = False,
+    output_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--output-file",
+            "-o",
+            help="Write the report to this file (atomically, no colour) instead of stdout.",
+        ),
+    ] = None,
+    exit_zero: Annotated[
+        bool,
+        typer.Option(
+            "--exit-zero", help="Exit 0 even with error findings (usage errors still exit 2)."
+        ),
+    ] = False,
+    exit_non_zero_on_fix: Annotated[
+        bool,
+        typer.Option(
+            "--exit-non-zero-on-fix",
+            help="With --fix: exit 1 if a file was fixed, even when no finding remains.",
+        ),
     ] = False,
     config: Annotated[
         list[str] | None,
@@ -223,8 +266,9 @@ def lint_command(
 ) -> None:
     """Check configs the way Triton loads them, and report every problem with file:line:col.
 
-    Exit status: 0 no error findings, 1 error findings (or warnings with --warnings-as-errors),
-    2 usage error, unreadable path, or a model not linted (its process killed twice).
+    Exit status: 0 no error findings (or --exit-zero), 1 error findings (or warnings with
+    --warnings-as-errors; with --exit-non-zero-on-fix, a fix applied), 2 usage error, unreadable
+    path, or a model not linted (its process killed twice).
     """
     raise typer.Exit(run_lint(lint_request(locals())))
 
@@ -271,5 +315,12 @@ def lint_request(params: Mapping[str, Any]) -> LintRequest:
             unsafe_fixes=params["unsafe_fixes"],
             add_noqa=params["add_noqa"],
             watch=params["watch"],
+        ),
+        output=OutputOptions(
+            output_file=params["output_file"],
+            exit_zero=params["exit_zero"],
+            exit_non_zero_on_fix=params["exit_non_zero_on_fix"],
+            silent=params["silent"],
+            verbose=params["verbose"],
         ),
     )

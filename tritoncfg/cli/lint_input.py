@@ -46,7 +46,7 @@ def config_arguments(values: list[str] | None) -> tuple[Path | None, dict[str, A
     path: Path | None = None
     settings: dict[str, Any] = {}
     for value in values or ():
-        if os.path.isfile(value):
+        if os.path.lexists(value):  # a FIFO or a folder too: the settings reader says why not
             if path is not None:
                 fail(f"--config names two settings files, {path} and {value}; give one")
             path = Path(value)
@@ -91,6 +91,10 @@ def check_request(request: LintRequest) -> None:
             fail(f"lint - never writes or watches: {(writes or ['--watch'])[0]} cannot be used")
     if inputs.add_noqa and (writes != ["--add-noqa"] or inputs.watch):
         fail(f"--add-noqa cannot be used with {'--watch' if inputs.watch else writes[0]}")
+    if request.output.output_file is not None and (inputs.add_noqa or inputs.watch):
+        # --add-noqa writes no report; --watch reports each run on the terminal (ruff's
+        # --watch does not write its --output-file either)
+        fail(f"--output-file cannot be used with {'--add-noqa' if inputs.add_noqa else '--watch'}")
 
 
 def with_environment(request: LintRequest) -> LintRequest:

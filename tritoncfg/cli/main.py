@@ -3,8 +3,9 @@
 `tritoncfg lint PATH...` with no option at all is how pre-commit calls the hook, once per commit:
 that shape runs `run_lint` (cli/lint_core.py) with the command's defaults, without importing
 Typer, Click or Rich (about a quarter of a one-config run). The Typer command runs the same
-`run_lint`, so the output is the same byte for byte. Any other command line (an option, help,
-no path, shell completion) goes to the Typer app, which parses and reports it.
+`run_lint`, so the output is the same byte for byte; TRITONCFG_OUTPUT_FORMAT is read by both.
+Any other command line (an option, help, no path, shell completion, a TRITONCFG_OUTPUT_FORMAT
+that names no format) goes to the Typer app, which parses and reports it.
 """
 
 from __future__ import annotations
@@ -25,7 +26,12 @@ def plain_lint(args: list[str]) -> bool:
 
 def main() -> None:
     args = sys.argv[1:]
-    if not plain_lint(args):
+    output_format = None
+    if plain_lint(args):
+        from tritoncfg.cli.lint_output import environment_format
+
+        output_format = environment_format()
+    if output_format is None:
         from tritoncfg.cli.app import app
 
         app()
@@ -33,7 +39,7 @@ def main() -> None:
     from tritoncfg.cli.lint_core import LintRequest, run_lint
 
     try:
-        status = run_lint(LintRequest(tuple(args[1:])))
+        status = run_lint(LintRequest(tuple(args[1:]), output_format=output_format))
     except KeyboardInterrupt:  # as Typer's main: no traceback
         status = 130
     except BrokenPipeError:  # `tritoncfg lint ... | head`: as Typer's main

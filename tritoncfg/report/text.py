@@ -90,17 +90,20 @@ def render_text(
             marked = fixable is not None and fixable(d)
             out.write("\n".join(_finding_lines(paint, d, lines, marked)) + "\n")
         separator = "\n"
-    if not summary:
-        return
+    if summary:
+        out.write(separator + summary_line(diagnostics, files=files, models=models, color=color))
+
+
+def summary_line(diagnostics: list[Diagnostic], *, files: int, models: int, color: bool) -> str:
+    """The verdict that ends the text report: `Found 1 error, ... (2 models, 2 config files).`"""
+    paint = _Painter(color)
     counts = {s: sum(d.severity is s for d in diagnostics) for s in Severity}
     scope = f"{_plural(models, 'model')}, {_plural(files, 'config file')}"
     if not diagnostics:
-        verdict = f"{paint('green', 'All checks passed')} ({scope})."
-    else:
-        parts = ", ".join(_plural(counts[s], s.value) for s in Severity)
-        found = paint("red" if counts[Severity.ERROR] else "yellow", "Found")
-        verdict = f"{found} {parts} ({scope})."
-    out.write(separator + verdict + "\n")
+        return f"{paint('green', 'All checks passed')} ({scope}).\n"
+    parts = ", ".join(_plural(counts[s], s.value) for s in Severity)
+    found = paint("red" if counts[Severity.ERROR] else "yellow", "Found")
+    return f"{found} {parts} ({scope}).\n"
 
 
 def _finding_lines(
@@ -121,13 +124,3 @@ def _finding_lines(
             f"  {paint('dim', f'= triton ({d.triton.phase}):')} {visible(d.triton.message)}"
         )
     return found
-
-
-def render_statistics(out: TextIO, diagnostics: list[Diagnostic]) -> None:
-    """`--statistics`: findings per rule, most frequent first (like `ruff --statistics`)."""
-    counts: dict[tuple[str, str, str], int] = {}
-    for d in diagnostics:
-        key = (d.code, d.rule, d.severity.value)
-        counts[key] = counts.get(key, 0) + 1
-    for (code, rule, severity), n in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
-        out.write(f"{n:>5}  {code}  {severity:<7}  {rule}\n")

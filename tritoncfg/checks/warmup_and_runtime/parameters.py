@@ -138,8 +138,10 @@ def batch_strategy_outside_model_dir(model: LoadedModel, ctx: CheckContext) -> I
 
     ## Why it matters
     Triton refuses the model: `Batching library path escapes model repository.` (an empty
-    value: `Parent path and child path must be non-empty`). tritoncfg cannot know where the
-    repository is mounted on the server, so a relative path is a warning.
+    value: `Parent path and child path must be non-empty`). Releases before that check
+    (Triton 2.51) look for the file as written (`TritonModel::Create` in `backend_model.cc`), so
+    a relative path fails there too unless the server was started from a folder that holds it:
+    `Batching library path not found: libbatch.so`.
 
     ## Example
     ```pbtxt
@@ -172,7 +174,6 @@ def batch_strategy_outside_model_dir(model: LoadedModel, ctx: CheckContext) -> I
             f"on the server (e.g. /models/{model.dir.name}/{value})",
             span,
             triton_message=escapes,
-            severity=Severity.WARNING,
         )
     else:
         candidates = _inside_candidates(model, value)
@@ -205,10 +206,13 @@ def batch_strategy_not_found(model: LoadedModel, ctx: CheckContext) -> Iterator[
     ## What it does
     Reports a `TRITON_BATCH_STRATEGY_PATH` inside the model directory that names no file. An
     absolute path that is not this directory as seen here is matched at the model's name
-    (`/models/m/lib/batch.so` is taken as `m/lib/batch.so`), and then reported as a warning.
+    (`/models/m/lib/batch.so` is taken as `m/lib/batch.so`). With `model-files = "optional"`
+    (the files are fetched at deploy time, and the library may come with them) such a match is a
+    warning.
 
     ## Why it matters
-    Triton fails the load: `Batching library path not found: <path>`.
+    Triton fails the load (`TritonModel::Create` in `backend_model.cc`): `Batching library path
+    not found: <path>`.
 
     ## Example
     ```text
@@ -231,12 +235,19 @@ def batch_strategy_not_found(model: LoadedModel, ctx: CheckContext) -> Iterator[
         return
     rel, exact, _ = inside[0]
     assumed = "" if exact else f" (taking '{value}' as {model.dir.name}/{rel} on the server)"
+    # only the files fetched at deploy time may bring it; else the repository is what is served
+    fetched = not exact and ctx.options.model_files == "optional"
     yield Finding(
         f"batching library '{value}' not found{assumed}: put the library at "
-        f"{model.dir.name}/{rel} or correct the path",
+        f"{model.dir.name}/{rel} or correct the path"
+        + (
+            ""
+            if exact or fetched
+            else ' (model-files = "optional" if it is fetched at deploy time)'
+        ),
         span,
         triton_message=f"Batching library path not found: {value}",
-        severity=None if exact else Severity.WARNING,
+        severity=Severity.WARNING if fetched else None,
     )
 
 
