@@ -48,6 +48,7 @@ class LintOverrides:
     severity_overrides: Mapping[str, str] = field(default_factory=dict)  # selector -> severity
     warnings_as_errors: bool | None = None
     cache: bool | None = None  # reuse unchanged models' findings from .tritoncfg_cache/
+    cache_dir: Path | None = None  # where that cache lives; None: the settings' `cache-dir`
 
 
 @record(frozen=True)
@@ -80,12 +81,13 @@ def lint_setup(settings: Settings, overrides: LintOverrides | None = None) -> Li
     except SelectorError as exc:
         raise OptionError(str(exc)) from None
     cache = given.cache if given.cache is not None else settings.get("cache", True)
+    folder = given.cache_dir or settings.base / settings.get("cache-dir", ".tritoncfg_cache")
     return LintSetup(
         options,
         selection,
         filters,
         warnings_as_errors=_first(given.warnings_as_errors, settings.get("warnings-as-errors")),
-        cache_dir=settings.base / ".tritoncfg_cache" if cache else None,
+        cache_dir=folder if cache else None,
     )
 
 

@@ -21,6 +21,8 @@ FIXABLE = 'name: "fixable"\nbackend: "python"\ninstance_group [ { kind: KIND_GPU
 CLEAN = 'name: "clean"\nbackend: "python"\n'
 BROKEN_LINES = ["models/bad/config.pbtxt:3:1: TC002 ", "models/bad/config.pbtxt:4:26: TC005 "]
 VERDICT = "Found 2 errors, 0 warnings, 1 info (2 models, 2 config files)."
+# under the verdict of text and concise output (cli/fix_report.py): TC005's fix is safe, TC002's not
+FIXABLE_LINE = "[*] 1 fixable with `--fix` (1 unsafe fix available with `--fix --unsafe-fixes`)."
 
 
 @pytest.fixture
@@ -76,7 +78,9 @@ def test_output_file_holds_the_report_and_its_summary_without_colour(project: Pa
     out, err, status = lint(project, "-f", "concise", "-o", str(target), "--color", "always")
     assert (out, err, status) == ("", "", 1)
     assert target.read_text() == printed
-    assert "\x1b[" not in target.read_text() and target.read_text().endswith(VERDICT + "\n")
+    assert "\x1b[" not in target.read_text() and target.read_text().endswith(
+        f"{VERDICT}\n{FIXABLE_LINE}\n"
+    )
 
 
 def test_output_file_is_replaced_whole_and_a_directory_is_refused(project: Path) -> None:
@@ -168,15 +172,17 @@ def test_output_format_from_the_environment_and_the_flag_wins(
         assert (out, status) == ("", 2)
         assert "TRITONCFG_OUTPUT_FORMAT" in err and "'yaml' is not one of" in err
     monkeypatch.setenv("TRITONCFG_OUTPUT_FORMAT", "")  # empty: unset, as Click reads it
-    assert lint(project)[0].endswith(VERDICT + "\n")
+    assert lint(project)[0].endswith(f"{VERDICT}\n{FIXABLE_LINE}\n")
 
 
 def test_concise_json_lines_and_gitlab_from_the_command_line(project: Path) -> None:
     out, _, status = lint(project, "--format", "concise")
     lines = out.splitlines()
-    assert status == 1 and len(lines) == 4 and lines[-1] == VERDICT
+    assert status == 1 and len(lines) == 5 and lines[-2:] == [VERDICT, FIXABLE_LINE]
     assert all(line.startswith(prefix) for line, prefix in zip(lines, BROKEN_LINES, strict=False))
-    assert lint(project, "--format", "concise", "-q")[0].splitlines() == lines[:-1]
+    # ruff's concise output marks a fixable finding too: TC005's fix is safe, TC002's is not
+    assert lines[1].startswith(BROKEN_LINES[1] + "[*] ") and "[*]" not in lines[0]
+    assert lint(project, "--format", "concise", "-q")[0].splitlines() == lines[:-2]
     out, _, status = lint(project, "--format", "json-lines")
     assert status == 1 and [json.loads(line)["line"] for line in out.splitlines()] == [3, 4, 1]
     out, _, status = lint(project, "--format", "gitlab")

@@ -11,6 +11,7 @@ import typer
 
 from tritoncfg.cli.common import Color, fail
 from tritoncfg.cli.lint_core import LintRequest, OutputFormat, run_lint
+from tritoncfg.cli.lint_input import LintInputs, config_arguments
 from tritoncfg.cli.lint_output import ENV_OUTPUT_FORMAT, OutputOptions
 from tritoncfg.lintoptions import LintOverrides
 
@@ -49,7 +50,8 @@ def lint_command(
         typer.Argument(
             metavar="PATHS...",
             help="Model repositories, model directories or config files; s3://, gs:// and as:// "
-            "repositories are read through the cloud extra.",
+            "repositories are read through the cloud extra; - reads one config from standard "
+            "input (with --stdin-filename).",
             show_default=False,
         ),
     ],
@@ -179,16 +181,40 @@ def lint_command(
         ),
     ] = False,
     config: Annotated[
-        Path | None,
+        list[str] | None,
         typer.Option(
-            "--config", help="Read settings from this file (pyproject.toml or tritoncfg.toml)."
+            "--config",
+            metavar="<file|KEY = VALUE>",
+            help="Read settings from this file (pyproject.toml or tritoncfg.toml), or set one "
+            "setting in TOML, e.g. --config 'triton-mode = \"strict\"' (repeatable; these win "
+            "over the file).",
         ),
     ] = None,
     isolated: Annotated[
-        bool, typer.Option("--isolated", help="Ignore configuration files.")
+        bool,
+        typer.Option(
+            "--isolated",
+            help="Ignore every settings file (its repository key included); inline --config "
+            "settings still apply.",
+        ),
     ] = False,
     apply_fixes: Annotated[
         bool, typer.Option("--fix", help="Apply safe fixes (atomic writes; comments kept).")
+    ] = False,
+    show_fixes: Annotated[
+        bool,
+        typer.Option(
+            "--show-fixes",
+            help="List the fixes applied (with --fix) or available, per file and rule.",
+        ),
+    ] = False,
+    add_noqa: Annotated[
+        bool,
+        typer.Option(
+            "--add-noqa",
+            help="Write a '# tritoncfg: noqa CODE' comment for every current finding; "
+            "change nothing else.",
+        ),
     ] = False,
     unsafe_fixes: Annotated[
         bool, typer.Option("--unsafe-fixes", help="Also apply fixes that may change behaviour.")
@@ -214,6 +240,26 @@ def lint_command(
             "--cache/--no-cache",
             help="Reuse unchanged models' findings from .tritoncfg_cache/ (default: on).",
             show_default=False,
+        ),
+    ] = None,
+    cache_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--cache-dir",
+            help="Where the cache lives (default: .tritoncfg_cache/ beside the settings file; "
+            "env TRITONCFG_CACHE_DIR, setting cache-dir).",
+        ),
+    ] = None,
+    watch: Annotated[
+        bool,
+        typer.Option("--watch", help="Lint again whenever a file changes (needs watchfiles)."),
+    ] = False,
+    stdin_filename: Annotated[
+        str | None,
+        typer.Option(
+            metavar="<name>",
+            help="With the path -: the name of the config read from standard input; its model "
+            "and settings are NAME's. Nothing is written.",
         ),
     ] = None,
     color: Annotated[Color, typer.Option(help="Colour in text output.")] = Color.auto,
@@ -246,7 +292,9 @@ def lint_request(params: Mapping[str, Any]) -> LintRequest:
         severity_overrides=_severities(params["severity_override"]),
         warnings_as_errors=params["warnings_as_errors"],
         cache=params["cache"],
+        cache_dir=params["cache_dir"],
     )
+    config, settings = config_arguments(params["config"])
     fixing = params["apply_fixes"] or params["show_diff"]
     return LintRequest(
         tuple(params["raw_paths"]),
@@ -255,11 +303,19 @@ def lint_request(params: Mapping[str, Any]) -> LintRequest:
         quiet=params["quiet"],
         statistics=params["statistics"],
         color=params["color"],
-        config=params["config"],
+        config=config,
         isolated=params["isolated"],
         fix=("unsafe" if params["unsafe_fixes"] else "safe") if fixing else None,
         diff=params["show_diff"],
         jobs=params["jobs"],
+        inputs=LintInputs(
+            stdin_filename=params["stdin_filename"],
+            settings=settings,
+            show_fixes=params["show_fixes"],
+            unsafe_fixes=params["unsafe_fixes"],
+            add_noqa=params["add_noqa"],
+            watch=params["watch"],
+        ),
         output=OutputOptions(
             output_file=params["output_file"],
             exit_zero=params["exit_zero"],

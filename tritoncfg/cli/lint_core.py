@@ -19,6 +19,7 @@ from tritoncfg.cli.common import (
     fail,
     refuse_cloud,
 )
+from tritoncfg.cli.lint_input import LintInputs, check_request, with_environment
 from tritoncfg.cli.lint_output import OutputOptions
 from tritoncfg.cloud.url import is_cloud
 from tritoncfg.lintoptions import LintOverrides
@@ -26,6 +27,7 @@ from tritoncfg.record import record
 
 if TYPE_CHECKING:
     from tritoncfg.api import LintResult
+    from tritoncfg.diagnostics import Diagnostic
     from tritoncfg.fixer import FixOutcome
 
 
@@ -38,6 +40,11 @@ class OutputFormat(StrEnum):
     concise = "concise"
     json_lines = "json-lines"
     gitlab = "gitlab"
+
+
+# the formats that mark fixable findings with `[*]` and end with the fixable count (as ruff's
+# full and concise output)
+FIX_REPORT_FORMATS = (OutputFormat.text, OutputFormat.concise)
 
 
 @record(frozen=True)
@@ -55,7 +62,13 @@ class LintRequest:
     fix: Literal["safe", "unsafe"] | None = None  # --fix, --unsafe-fixes
     diff: bool = False  # --diff: print the fixes, change nothing
     jobs: int | None = None
+    inputs: LintInputs = LintInputs()  # stdin, --config KEY = VALUE, --add-noqa, --watch, ...
     output: OutputOptions = OutputOptions()  # -o, -s, -v, --exit-zero, --exit-non-zero-on-fix
+
+    @property
+    def unsafe_fixes(self) -> bool:
+        """Whether unsafe fixes count as fixable: `--unsafe-fixes`, with or without `--fix`."""
+        return self.fix == "unsafe" or self.inputs.unsafe_fixes
 
 
 def run_lint(request: LintRequest) -> int:
@@ -63,15 +76,28 @@ def run_lint(request: LintRequest) -> int:
     stopped by SIGTERM or SIGHUP while its pool ran, 128 + the signal (its workers stopped)."""
     from tritoncfg.processes.supervise import Terminated
 
+    request = with_environment(request)
+    check_request(request)
+    lint_output.check(request)
     try:
+        if request.inputs.watch:
+            from tritoncfg.cli.watch import watch
+
+            return watch(request, _run_lint)
         return _run_lint(request)
     except Terminated as stop:
         return 128 + stop.signum
 
 
 def _run_lint(request: LintRequest) -> int:
-    lint_output.check(request)
     started = lint_output.begin(request)
+    if request.inputs.add_noqa:
+        from tritoncfg.cli.add_noqa import add_noqa
+
+        result = _lint(request)
+        lint_output.finish(request, result, started)
+        return add_noqa(result, quiet=request.quiet, silent=request.output.silent)
+    applied: list[Diagnostic] | None = None  # the fixes --fix applied
     changed = False
     if request.fix or request.diff:
         refuse_cloud([Path(p) for p in request.paths if is_cloud(p)], "lint --fix")
@@ -84,7 +110,7 @@ def _run_lint(request: LintRequest) -> int:
         )
         if request.diff:
             return lint_output.exit_status(request.output, failed=changed)
-        result = outcome.result
+        result, applied = outcome.result, outcome.applied
     else:
         result = _lint(request)
     lint_output.finish(request, result, started)
@@ -92,6 +118,7 @@ def _run_lint(request: LintRequest) -> int:
         sys.stderr.write(f"tritoncfg: warning: {note}\n")
     with lint_output.report_stream(request) as out:
         _render(request, result, out)
+        _report_fixes(request, result, applied, out)
     for lost in result.lost:  # after the findings of the others: the lint is incomplete
         sys.stderr.write(f"tritoncfg: error: {lost}\n")
     if result.lost:
@@ -104,12 +131,17 @@ def _lint(request: LintRequest) -> LintResult:
     from tritoncfg.api import lint_project
 
     try:
+        if request.inputs.stdin_filename is not None:
+            from tritoncfg.cli.lint_input import lint_stdin, read_stdin
+
+            return lint_stdin(request, read_stdin())
         return lint_project(
             request.paths,
             request.overrides,
             config=request.config,
             isolated=request.isolated,
             jobs=request.jobs,
+            settings_overrides=request.inputs.settings,
         )
     except Exception as error:
         _fail_on_usage_error(error)
@@ -126,6 +158,7 @@ def _fix(request: LintRequest) -> FixOutcome:
             unsafe=request.fix == "unsafe",
             config=request.config,
             isolated=request.isolated,
+            settings_overrides=request.inputs.settings,
         )
     except Exception as error:
         _fail_on_usage_error(error)
@@ -235,6 +268,7 @@ def _render(request: LintRequest, result: LintResult, out: TextIO) -> None:
         )
         out.write(junit + "\n")
     else:
+        from tritoncfg.cli.fix_report import fixable_test
         from tritoncfg.report.text import render_text
 
         render_text(
@@ -245,4 +279,25 @@ def _render(request: LintRequest, result: LintResult, out: TextIO) -> None:
             models=result.models,
             color=lint_output.color(request, out),
             summary=not request.quiet,
+            fixable=fixable_test(request.unsafe_fixes),
         )
+
+
+def _report_fixes(
+    request: LintRequest, result: LintResult, applied: list[Diagnostic] | None, out: TextIO
+) -> None:
+    """Text and concise output, as ruff's: the fixable count under the summary; with
+    --show-fixes, the fixes applied (--fix) or those --fix would apply. Into the report's
+    stream (-o, -s); not with -q, nor under --statistics' table."""
+    if request.output_format not in FIX_REPORT_FORMATS or request.quiet or request.statistics:
+        return
+    from tritoncfg.cli.fix_report import fixable_test, write_fix_list, write_fixable_line
+
+    if request.inputs.show_fixes:
+        if applied is not None:
+            n = len(applied)
+            write_fix_list(out, f"Fixed {n} finding{'s' if n != 1 else ''}", applied)
+        else:
+            fixable = [d for d in result.diagnostics if fixable_test(request.unsafe_fixes)(d)]
+            write_fix_list(out, f"Fixable with `--fix` ({len(fixable)})", fixable)
+    write_fixable_line(out, result.diagnostics, unsafe=request.unsafe_fixes)

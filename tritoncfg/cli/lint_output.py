@@ -114,15 +114,16 @@ def render(request: LintRequest, result: LintResult, out: TextIO) -> bool:
             rule_counts,
         )
 
-        counts = rule_counts(result.diagnostics, unsafe=request.fix == "unsafe")
+        counts = rule_counts(result.diagnostics, unsafe=request.unsafe_fixes)
         if fmt == "json":
             out.write(render_statistics_json(counts) + "\n")
             return True
         render_statistics(out, counts)
     elif fmt == "concise":
+        from tritoncfg.cli.fix_report import fixable_test
         from tritoncfg.report.concise import render_concise
 
-        render_concise(out, result.diagnostics)
+        render_concise(out, result.diagnostics, fixable=fixable_test(request.unsafe_fixes))
     elif fmt == "json-lines":
         from tritoncfg.report.jsonlines import render_json_lines
 
