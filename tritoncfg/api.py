@@ -251,7 +251,7 @@ def _lint_afresh(
     if cache is not None and any(_holds(r.root, cache.directory) for r in repositories):
         cache = None  # in a repository, Triton would poll the cache directory as a model
     chosen = _chosen(repositories, filters)
-    chosen += _dependents(repositories, chosen, job)
+    chosen += _dependents(repositories, chosen, job, cache)
     unrouted, selected = _route(_repository_findings(repositories, job, chosen), chosen)
     if cache is None:
         todo = selected
@@ -381,16 +381,22 @@ def _dependents(
     repositories: tuple[Repository, ...],
     chosen: list[tuple[Repository, ModelDir]],
     job: LintJob,
+    cache: LintCache | None = None,
 ) -> list[tuple[Repository, ModelDir]]:
     """Given some files of a repository (pre-commit), the models that depend on them too:
     ensembles that run them as steps, transitively, so a step's change that breaks its ensemble
-    is reported in the same run."""
+    is reported in the same run. The cache remembers what each config's bytes showed (repository/mentions.py)."""
     if not chosen or not any(r.context_names for r in repositories):
         return []  # whole repositories are checked already
     # the chosen models count by name only: their configs are not read here (lint reads them)
     loaded = [LoadedModel(m, r) for r, m in chosen]
     workspace = Workspace(repositories, [*loaded], dict(job.overrides), job.options.config_name)
-    add_dependents(workspace, lambda d: not job.filters.excluded(d.path))
+    roots = {r.root for r in repositories if r.context_names} if cache is not None else set()
+    mentions = {root: cache.mentions(root) for root in roots if cache is not None}
+    add_dependents(workspace, lambda d: not job.filters.excluded(d.path), mentions)
+    for root, found in mentions.items():
+        if cache is not None:
+            cache.store_mentions(root, found)
     return [(m.repository, m.dir) for m in workspace.models[len(loaded) :]]
 
 
@@ -408,7 +414,7 @@ def _repository_findings(
     )
     workspace = Workspace(repositories, models, dict(job.overrides))
     ctx = CheckContext(workspace, job.options)
-    return check_repositories(workspace, ctx, list(job.rules))
+    return check_repositories(workspace, ctx, list(job.repository_rules))
 
 
 def _route(

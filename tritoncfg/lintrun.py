@@ -25,7 +25,7 @@ from typing import Any, TypeVar, cast
 
 from tritoncfg.checks.core.context import CheckContext, LintOptions
 from tritoncfg.checks.core.engine import check_model
-from tritoncfg.checks.core.index import load_rules, rule_of
+from tritoncfg.checks.core.index import load_rules, repository_codes, rule_of
 from tritoncfg.checks.core.plan import RulePlan
 from tritoncfg.checks.core.registry import Rule
 from tritoncfg.checks.core.selection import PathFilters, RuleSelection
@@ -79,6 +79,14 @@ class LintJob:
         imports none."""
         rules = load_rules(self.codes)
         return tuple(rules[code] for code in self.codes)
+
+    @property
+    def repository_rules(self) -> tuple[Rule, ...]:
+        """The selected rules of the families that declare repository-scope rules: checking a
+        repository imports no other family (a one-file lint whose model the cache holds)."""
+        codes = repository_codes(self.codes)
+        rules = load_rules(codes)
+        return tuple(rules[code] for code in codes)
 
     def finish(self, found: Sequence[Diagnostic]) -> list[Diagnostic]:
         """Only the selected rules' findings, outside ignored paths, with their severity."""

@@ -70,6 +70,9 @@ FAMILIES = (
     # TC000, emitted by `verify`, stays last in RULES
     "verify.triton_rejected",
 )
+# The families that declare repository-scope rules (`@repository_rule`): checking a repository
+# imports only these (`repository_codes`); tests/checks/test_rule_index.py keeps it true.
+REPOSITORY_FAMILIES = ("repository.layout", "practice.gpu_memory")
 
 
 @cache
@@ -115,6 +118,12 @@ _ordered = [0]  # len(RULES) when it was last put in order
 @cache
 def _position() -> dict[str, int]:
     return {code: i for i, code in enumerate(rule_index())}
+
+
+def repository_codes(codes: Iterable[str]) -> list[str]:
+    """Those of `codes` whose family may declare a repository-scope rule."""
+    index = rule_index()
+    return [c for c in codes if c in index and index[c][1] in REPOSITORY_FAMILIES]
 
 
 def rule_of(code: str) -> Rule:

@@ -1,0 +1,113 @@
+"""Benchmark the pre-commit shape: `tritoncfg lint one/config.pbtxt` in a large repository.
+
+A pre-commit hook lints the configs a commit changed, and lint of one config also checks the
+ensembles that run it (so a step's change that breaks its ensemble fails the commit): that
+look for dependents must not cost a parse of the whole repository. Wall time of a whole
+`python -m tritoncfg lint <config>` process (no settings file, so no cache), against
+`python -c "import google.protobuf.text_format"`, best of `--runs`, for the same model alone in
+a repository and inside a synthetic repository of `--models` models (synthetic_repository.py,
+a sixth of them ensembles). Target: <= 3x in both. Timings are printed, never asserted.
+
+    python bench/precommit_bench.py [--models 2000] [--runs 5] [--seed 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import math
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from synthetic_repository import generate
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGET = 3.0
+WIDTH = 44
+
+
+def process_time(command: list[str], runs: int) -> tuple[float, subprocess.CompletedProcess[str]]:
+    best = math.inf
+    completed = None
+    for _ in range(runs):
+        start = time.perf_counter()
+        completed = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+        best = min(best, time.perf_counter() - start)
+    assert completed is not None
+    return best, completed
+
+
+def write_repository(root: Path, configs: dict[str, str]) -> None:
+    for name, text in configs.items():
+        (root / name / "1").mkdir(parents=True, exist_ok=True)
+        (root / name / "config.pbtxt").write_text(text, encoding="utf-8")
+
+
+def pick_models(configs: dict[str, str]) -> tuple[str, str]:
+    """A plain model (neither an ensemble nor a step of one) and a step that ensembles run."""
+    steps = re.findall(r'model_name: "([^"]+)"', "\n".join(configs.values()))
+    plain = next(
+        name
+        for name, text in configs.items()
+        if 'platform: "ensemble"' not in text and name not in steps
+    )
+    return plain, max(set(steps), key=steps.count)
+
+
+def lint_time(config: Path, runs: int) -> float | None:
+    seconds, completed = process_time(
+        [sys.executable, "-m", "tritoncfg", "lint", str(config)], runs
+    )
+    # 0 and 1 are verdicts; anything else, or a traceback (also exit 1), means it did not run
+    if completed.returncode not in (0, 1) or "Traceback" in completed.stderr:
+        tail = (completed.stderr or completed.stdout).strip().splitlines()[-1:]
+        print(f"  lint {config}: did not run (exit {completed.returncode}: {tail})")
+        return None
+    return seconds
+
+
+def row(label: str, seconds: float, baseline: float) -> None:
+    ratio = seconds / baseline
+    verdict = "ok" if ratio <= TARGET else "OVER TARGET"
+    print(f"  {label:<{WIDTH}} {seconds:7.3f} s  {ratio:6.2f}x  (target <= {TARGET}) {verdict}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", type=int, default=2000, help="models (%(default)s)")
+    parser.add_argument("--runs", type=int, default=5, help="best of (%(default)s)")
+    parser.add_argument("--seed", type=int, default=0, help="generator seed (%(default)s)")
+    args = parser.parse_args(argv)
+    # as after `pip install` (which compiles bytecode): an editable install under
+    # PYTHONDONTWRITEBYTECODE=1 would otherwise compile every module on every run
+    compileall.compile_dir(str(ROOT / "tritoncfg"), quiet=1)
+    configs = dict(generate(args.models, args.seed))
+    plain, step = pick_models(configs)
+    runs = args.runs
+    with tempfile.TemporaryDirectory(prefix="tritoncfg-precommit-") as scratch:
+        alone, large = Path(scratch) / "alone", Path(scratch) / "large"
+        write_repository(alone, {plain: configs[plain]})
+        write_repository(large, configs)
+        print(f"process wall time, best of {runs} (bytecode compiled, no settings, no cache):")
+        code = "import google.protobuf.text_format"
+        baseline, _ = process_time([sys.executable, "-c", code], runs)
+        print(f"  {f'python -c {code!r}':<{WIDTH}} {baseline:7.3f} s")
+        cases = [
+            (f"lint {plain} (1-model repository)", alone / plain),
+            (f"lint {plain} ({args.models}-model repository)", large / plain),
+            (f"lint {step} (a step, {args.models} models)", large / step),
+        ]
+        for label, model in cases:
+            seconds = lint_time(model / "config.pbtxt", runs)
+            if seconds is None:
+                return 1
+            row(label, seconds, baseline)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
