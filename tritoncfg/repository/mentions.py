@@ -103,4 +103,4 @@ class Mentions:
         """A well-formed row of a config changed long enough before it was recorded."""
         if type(row) is not list or len(row) != 5 or not all(type(n) is int for n in row[:4]):
             return False
-        return max(row[0], row[1]) < self.trusted_before
+        return bool(max(row[0], row[1]) < self.trusted_before)
