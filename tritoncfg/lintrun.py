@@ -313,6 +313,8 @@ def lint_selected(
     jobs: int | None = None,
 ) -> list[ModelOutcome]:
     """Each selected model's outcome, in the order given, serially or by a process pool."""
+    if not selected:
+        return []  # every model from the cache: no rule family is imported
     count = processes(jobs, len(selected))
     if count == 1:
         return _lint_serial(repositories, selected, job)
