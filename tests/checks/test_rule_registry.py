@@ -16,7 +16,7 @@ import pytest
 
 from tritoncfg.checks import RULES
 from tritoncfg.checks.core import gates
-from tritoncfg.checks.core.index import INDEX_FILE, rule_index
+from tritoncfg.checks.core.index import INDEX_FILE, REPOSITORY_FAMILIES, load_rules, rule_index
 from tritoncfg.checks.core.phase import Phase
 from tritoncfg.checks.core.plan import RulePlan
 from tritoncfg.checks.core.registry import _NAMES, ModelRule, RepositoryRule, Rule
@@ -316,6 +316,15 @@ def test_the_rule_index_is_current() -> None:
     ).stdout
     assert fresh == INDEX_FILE.read_text(encoding="utf-8"), "stale: run `make docs`"
     assert list(rule_index()) == ORDER
+
+
+def test_the_repository_families_are_those_that_declare_repository_rules() -> None:
+    declaring = {
+        rule.module.removeprefix("tritoncfg.checks.")
+        for rule in load_rules().values()
+        if isinstance(rule, RepositoryRule)
+    }
+    assert declaring == set(REPOSITORY_FAMILIES)
 
 
 _LINT_AND_LIST_FAMILIES = """
