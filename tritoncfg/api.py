@@ -8,10 +8,8 @@ docs/api.md shows both."""
 from __future__ import annotations
 
 import dataclasses
-import gc
 import os
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from dataclasses import field
 from functools import partial
 from pathlib import Path
@@ -22,6 +20,7 @@ from tritoncfg.checks.core.engine import check_repositories, sort_diagnostics
 from tritoncfg.checks.core.selection import PathFilters, RuleSelection
 from tritoncfg.cloud.url import is_cloud
 from tritoncfg.diagnostics import Diagnostic, Severity
+from tritoncfg.gcpause import collector_paused
 from tritoncfg.lintcache import LintCache
 from tritoncfg.lintoptions import LintOverrides, LintSetup, OptionError, lint_setup
 from tritoncfg.lintrun import (
@@ -182,7 +181,7 @@ def lint(
             items,
             lambda local: lint(local, options, selection, filters, overrides=overrides, jobs=jobs),
         )
-    with _collector_paused():
+    with collector_paused():  # trees, messages, findings: no cycles, all kept to the end
         return _lint(
             items,
             options or LintOptions(),
@@ -192,20 +191,6 @@ def lint(
             jobs,
             cache_dir,
         )
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Lint builds many small objects that all live until the end (trees, messages, findings) and
-    form no reference cycles; CPython's cyclic GC would rescan them again and again (about 40% of
-    a 2,000-model lint). Paused for the run, it collects once afterwards."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _lint(
@@ -448,8 +433,9 @@ def _route_paths(
     return unrouted, [tuple(r) for r in routed]
 
 
-def format(text: str) -> str:
-    """Canonical formatting of config text (comments kept). Raises SyntaxProblem."""
+def format_text(text: str) -> str:
+    """Canonical formatting of config text (comments kept), as `tritoncfg fmt` writes it. Raises
+    SyntaxProblem. (Not `format`: that would shadow the builtin.)"""
     from tritoncfg.text.printer import format_source
 
     return format_source(text)
@@ -464,7 +450,7 @@ __all__ = [
     "ParsedConfig",
     "Project",
     "SettingsError",
-    "format",
+    "format_text",
     "lint",
     "lint_discovered",
     "lint_project",

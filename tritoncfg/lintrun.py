@@ -36,6 +36,7 @@ from tritoncfg.processes.pool import run_chunks, working_on
 from tritoncfg.record import record
 from tritoncfg.repository import LayoutIssue, ModelDir, Repository
 from tritoncfg.repository.discover import Pick, RootPlan
+from tritoncfg.repository.model import is_json_path
 from tritoncfg.workspace import LoadedModel, Workspace
 
 POOL_MIN_MODELS = 300  # below this, starting processes costs more than it saves
@@ -105,7 +106,7 @@ class LintJob:
             rule, severity = known
             if ignoring and self.filters.ignored(rule, d.path):
                 continue
-            if d.fix is not None and d.path.lower().endswith(".json"):
+            if d.fix is not None and is_json_path(d.path):
                 d = replace(d, fix=None)  # fixes are text-format edits; JSON configs get none
             kept.append(d if severity is d.severity else replace(d, severity=severity))
         return kept

@@ -16,7 +16,7 @@ from tritoncfg.confined import read_regular
 from tritoncfg.record import record
 from tritoncfg.repository import ModelDir, Repository, RepositoryError, discover_many
 from tritoncfg.repository.mentions import Known, Mentions, file_stamp, strings_written
-from tritoncfg.repository.model import CONFIG_FILENAME
+from tritoncfg.repository.model import CONFIG_FILENAME, is_json_path
 from tritoncfg.text import ParsedConfig, parse
 
 
@@ -49,7 +49,7 @@ def load_model(
     except RepositoryError as error:
         loaded.read_error = error
         return loaded
-    if model.config_path.suffix.lower() == ".json":
+    if is_json_path(model.config_path):
         from tritoncfg.text.json_config import parse_json
 
         loaded.config = parse_json(text, str(model.config_path))
