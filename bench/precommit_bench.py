@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import math
 import os
 import re
 import subprocess
@@ -107,28 +108,31 @@ def main(argv: list[str] | None = None) -> int:
     configs = dict(generate(args.models, args.seed))
     plain, step = pick_models(configs)
     runs = args.runs
-    with tempfile.TemporaryDirectory(prefix="tritoncfg-precommit-") as scratch:
-        alone, large = Path(scratch) / "alone", Path(scratch) / "large"
+    with tempfile.TemporaryDirectory(prefix="tritoncfg-precommit-") as folder:
+        scratch = Path(folder)
+        alone, large = scratch / "alone", scratch / "large"
         write_repository(alone, {plain: configs[plain]})
         write_repository(large, configs)
         # the cache trusts a file's stamp only once it is older than its settling time
         time.sleep(SETTLE_NS / 1e9 + 0.2)
-        print(f"process wall time, best of {runs} (bytecode compiled; the cache, run to run):")
         code = "import google.protobuf.text_format"
-        baseline = min(process_time([sys.executable, "-c", code], runs, Path(scratch))[:2])
-        print(f"  {f'python -c {code!r}':<{WIDTH}} {baseline:7.3f} s")
         cases = [
             (f"lint {plain} (1-model repository)", alone / plain),
             (f"lint {plain} ({args.models}-model repository)", large / plain),
             (f"lint {step} (a step, {args.models} models)", large / step),
         ]
+        measured = []
+        baseline = math.inf
         for label, model in cases:
-            times = lint_time(model / "config.pbtxt", runs, Path(scratch))
+            # the baseline between the cases: on a shared machine, the least of all its runs
+            baseline = min(baseline, process_time([sys.executable, "-c", code], runs, scratch)[0])
+            times = lint_time(model / "config.pbtxt", runs, scratch)
             if times is None:
                 return 1
-            # the baseline again between cases: on a shared machine, the least of all its runs
-            again = process_time([sys.executable, "-c", code], runs, Path(scratch))[0]
-            baseline = min(baseline, again)
+            measured.append((label, times))
+        print(f"process wall time, best of {runs} (bytecode compiled; the cache, run to run):")
+        print(f"  {f'python -c {code!r}':<{WIDTH}} {baseline:7.3f} s")
+        for label, times in measured:
             row(label, times, baseline)
     return 0
 
