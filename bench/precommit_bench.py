@@ -67,7 +67,7 @@ def pick_models(configs: dict[str, str]) -> tuple[str, str]:
         for name, text in configs.items()
         if 'platform: "ensemble"' not in text and name not in steps
     )
-    return plain, max(set(steps), key=steps.count)
+    return plain, max(sorted(set(steps)), key=steps.count)
 
 
 def lint_time(config: Path, runs: int, project: Path) -> tuple[float, float] | None:
