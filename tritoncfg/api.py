@@ -8,10 +8,8 @@ docs/api.md shows both."""
 from __future__ import annotations
 
 import dataclasses
-import gc
 import os
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from dataclasses import field
 from functools import partial
 from pathlib import Path
@@ -23,6 +21,7 @@ from tritoncfg.checks.core.engine import check_repositories, sort_diagnostics
 from tritoncfg.checks.core.selection import PathFilters, RuleSelection
 from tritoncfg.cloud.url import is_cloud
 from tritoncfg.diagnostics import Diagnostic, Severity
+from tritoncfg.gcpause import collector_paused
 from tritoncfg.lintcache import LintCache
 from tritoncfg.lintoptions import LintOverrides, LintSetup, OptionError, lint_setup
 from tritoncfg.lintrun import (
@@ -196,7 +195,7 @@ def lint(
             items,
             lambda local: lint(local, options, selection, filters, overrides=overrides, jobs=jobs),
         )
-    with _collector_paused():
+    with collector_paused():  # trees, messages, findings: no cycles, all kept to the end
         return _lint(
             items,
             options or LintOptions(),
@@ -206,20 +205,6 @@ def lint(
             jobs,
             cache_dir,
         )
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Lint builds many small objects that all live until the end (trees, messages, findings) and
-    form no reference cycles; CPython's cyclic GC would rescan them again and again (about 40% of
-    a 2,000-model lint). Paused for the run, it collects once afterwards."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _lint(
@@ -265,7 +250,7 @@ def _lint_afresh(
     if cache is not None and any(_holds(r.root, cache.directory) for r in repositories):
         cache = None  # in a repository, Triton would poll the cache directory as a model
     chosen = _chosen(repositories, filters)
-    chosen += _dependents(repositories, chosen, job)
+    chosen += _dependents(repositories, chosen, job, cache)
     unrouted, selected = _route(_repository_findings(repositories, job, chosen), chosen)
     if cache is None:
         todo = selected
@@ -395,16 +380,22 @@ def _dependents(
     repositories: tuple[Repository, ...],
     chosen: list[tuple[Repository, ModelDir]],
     job: LintJob,
+    cache: LintCache | None = None,
 ) -> list[tuple[Repository, ModelDir]]:
     """Given some files of a repository (pre-commit), the models that depend on them too:
     ensembles that run them as steps, transitively, so a step's change that breaks its ensemble
-    is reported in the same run."""
+    is reported in the same run. The cache remembers what each config's bytes showed (repository/mentions.py)."""
     if not chosen or not any(r.context_names for r in repositories):
         return []  # whole repositories are checked already
     # the chosen models count by name only: their configs are not read here (lint reads them)
     loaded = [LoadedModel(m, r) for r, m in chosen]
     workspace = Workspace(repositories, [*loaded], dict(job.overrides), job.options.config_name)
-    add_dependents(workspace, lambda d: not job.filters.excluded(d.path))
+    roots = {r.root for r in repositories if r.context_names} if cache is not None else set()
+    mentions = {root: cache.mentions(root) for root in roots if cache is not None}
+    add_dependents(workspace, lambda d: not job.filters.excluded(d.path), mentions)
+    for root, found in mentions.items():
+        if cache is not None:
+            cache.store_mentions(root, found)
     return [(m.repository, m.dir) for m in workspace.models[len(loaded) :]]
 
 
@@ -422,7 +413,7 @@ def _repository_findings(
     )
     workspace = Workspace(repositories, models, dict(job.overrides))
     ctx = CheckContext(workspace, job.options)
-    return check_repositories(workspace, ctx, list(job.rules))
+    return check_repositories(workspace, ctx, list(job.repository_rules))
 
 
 def _route(
@@ -456,8 +447,9 @@ def _route_paths(
     return unrouted, [tuple(r) for r in routed]
 
 
-def format(text: str) -> str:
-    """Canonical formatting of config text (comments kept). Raises SyntaxProblem."""
+def format_text(text: str) -> str:
+    """Canonical formatting of config text (comments kept), as `tritoncfg fmt` writes it. Raises
+    SyntaxProblem. (Not `format`: that would shadow the builtin.)"""
     from tritoncfg.text.printer import format_source
 
     return format_source(text)
@@ -472,7 +464,7 @@ __all__ = [
     "ParsedConfig",
     "Project",
     "SettingsError",
-    "format",
+    "format_text",
     "lint",
     "lint_discovered",
     "lint_project",

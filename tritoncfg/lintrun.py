@@ -25,7 +25,7 @@ from typing import Any, TypeVar, cast
 
 from tritoncfg.checks.core.context import CheckContext, LintOptions
 from tritoncfg.checks.core.engine import check_model
-from tritoncfg.checks.core.index import load_rules, rule_of
+from tritoncfg.checks.core.index import load_rules, repository_codes, rule_of
 from tritoncfg.checks.core.plan import RulePlan
 from tritoncfg.checks.core.registry import Rule
 from tritoncfg.checks.core.selection import PathFilters, RuleSelection
@@ -36,6 +36,7 @@ from tritoncfg.processes.pool import run_chunks, working_on
 from tritoncfg.record import record
 from tritoncfg.repository import LayoutIssue, ModelDir, Repository
 from tritoncfg.repository.discover import Pick, RootPlan
+from tritoncfg.repository.model import is_json_path
 from tritoncfg.workspace import LoadedModel, Workspace
 
 POOL_MIN_MODELS = 300  # below this, starting processes costs more than it saves
@@ -80,6 +81,14 @@ class LintJob:
         rules = load_rules(self.codes)
         return tuple(rules[code] for code in self.codes)
 
+    @property
+    def repository_rules(self) -> tuple[Rule, ...]:
+        """The selected rules of the families that declare repository-scope rules: checking a
+        repository imports no other family (a one-file lint whose model the cache holds)."""
+        codes = repository_codes(self.codes)
+        rules = load_rules(codes)
+        return tuple(rules[code] for code in codes)
+
     def finish(self, found: Sequence[Diagnostic]) -> list[Diagnostic]:
         """Only the selected rules' findings, outside ignored paths, with their severity."""
         chosen = self.chosen
@@ -97,7 +106,7 @@ class LintJob:
             rule, severity = known
             if ignoring and self.filters.ignored(rule, d.path):
                 continue
-            if d.fix is not None and d.path.lower().endswith(".json"):
+            if d.fix is not None and is_json_path(d.path):
                 d = replace(d, fix=None)  # fixes are text-format edits; JSON configs get none
             kept.append(d if severity is d.severity else replace(d, severity=severity))
         return kept
@@ -305,6 +314,8 @@ def lint_selected(
     jobs: int | None = None,
 ) -> list[ModelOutcome]:
     """Each selected model's outcome, in the order given, serially or by a process pool."""
+    if not selected:
+        return []  # every model from the cache: no rule family is imported
     count = processes(jobs, len(selected))
     if count == 1:
         return _lint_serial(repositories, selected, job)

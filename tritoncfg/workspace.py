@@ -15,7 +15,8 @@ from pathlib import Path
 from tritoncfg.confined import read_regular
 from tritoncfg.record import record
 from tritoncfg.repository import ModelDir, Repository, RepositoryError, discover_many
-from tritoncfg.repository.model import CONFIG_FILENAME
+from tritoncfg.repository.mentions import Known, Mentions, file_stamp, strings_written
+from tritoncfg.repository.model import CONFIG_FILENAME, is_json_path
 from tritoncfg.text import ParsedConfig, parse
 
 
@@ -48,7 +49,7 @@ def load_model(
     except RepositoryError as error:
         loaded.read_error = error
         return loaded
-    if model.config_path.suffix.lower() == ".json":
+    if is_json_path(model.config_path):
         from tritoncfg.text.json_config import parse_json
 
         loaded.config = parse_json(text, str(model.config_path))
@@ -175,66 +176,118 @@ def load(
     return Workspace(repositories, models, dict(overrides or {}), config_name)
 
 
-def add_dependents(workspace: Workspace, keep: Callable[[ModelDir], bool] | None = None) -> None:
+def add_dependents(
+    workspace: Workspace,
+    keep: Callable[[ModelDir], bool] | None = None,
+    mentions: Mapping[Path, Mentions] | None = None,
+) -> None:
     """Add to the checked models every model of the same repositories that depends on a checked
     one: ensembles that run it as a step, transitively. Linting changed files (pre-commit) then
-    also checks the ensembles that a step's change breaks. Only configs that mention
-    `ensemble` are parsed; `keep` filters what is added (e.g. `exclude`)."""
+    also checks the ensembles that a step's change breaks. Only configs that mention `ensemble`
+    and may name a checked model are parsed; `keep` filters what is added (e.g. `exclude`);
+    `mentions`: by repository root, what the bytes of unchanged configs showed (the lint
+    cache's), so they are not read again."""
     for repository in workspace.repositories:
         if not repository.context_names:
             continue  # the whole repository is checked already
         checked = {m.name for m in workspace.models if m.repository is repository}
-        ensembles = _ensemble_steps(workspace, repository, checked)
+        anchor = next(m for m in workspace.models if m.repository is repository)
+        known = mentions.get(repository.root) if mentions is not None else None
+        looks = _candidates(repository, checked, workspace.config_name, known)
+        steps: dict[str, tuple[LoadedModel, set[str]] | None] = {}
         added = True
         while added:
             added = False
-            for name, (loaded, steps) in ensembles.items():
-                if name not in checked and steps & checked and (keep is None or keep(loaded.dir)):
+            for name, look in looks.items():
+                if name in checked:
+                    continue
+                if name not in steps:
+                    if look is None:
+                        look = looks[name] = strings_written(_ensemble_text(repository, name))
+                    # with overrides (--fix), their text is parsed, not the bytes on disk
+                    if look is not None and not workspace.overrides and look.isdisjoint(checked):
+                        continue  # it runs no checked model (yet): parsed once it may
+                    steps[name] = _ensemble_steps(workspace, anchor, name)
+                found = steps[name]
+                if found is None or not found[1] & checked:
+                    continue
+                if keep is None or keep(found[0].dir):
                     checked.add(name)
-                    workspace.models.append(loaded)
+                    workspace.models.append(found[0])
                     added = True
 
 
-def _may_be_ensemble(entry: os.DirEntry[str] | None, config_name: str | None) -> bool:
+def _first_look(
+    entry: os.DirEntry[str] | None, config_name: str | None, mentions: Mentions | None
+) -> Known | None:
     """A cheap first look, without scanning the model directory: False only when the config
     Triton reads (`configs/<config_name>.pbtxt` where present, else config.pbtxt) is a plain file
-    that does not mention `ensemble`; anything unusual (a symlink, an unreadable file) gets the
-    full, root-confined look."""
+    that does not mention `ensemble`; the strings of config.pbtxt when it does, and is the file
+    the full look reads (no --model-config-name); None for anything else (a symlink, an
+    unreadable file, strings the bytes do not tell): the full, root-confined look."""
     if entry is None or entry.is_symlink():
-        return True
+        return None
     names = ([f"configs/{config_name}.pbtxt"] if config_name else []) + [CONFIG_FILENAME]
     for name in names:
+        path, key = f"{entry.path}/{name}", f"{entry.name}/{name}"
+        found = file_stamp(path) if mentions is not None else None
+        known = mentions.known(key, found) if mentions is not None else None
+        if known is not None:
+            return None if known is not False and config_name else known
         try:  # a FIFO named config.pbtxt is refused, never opened: it would block
-            return b"ensemble" in read_regular(os.path.join(entry.path, name), follow=False)
+            data = read_regular(path, follow=False)
         except FileNotFoundError:
             continue
         except OSError:
-            return True
+            return None
+        look: Known | None = strings_written(data) if b"ensemble" in data else False
+        if look is None or (look is not False and config_name):
+            return None
+        if mentions is not None:
+            mentions.learn(key, found, look)
+        return look
     return False
 
 
-def _ensemble_steps(
-    workspace: Workspace, repository: Repository, checked: set[str]
-) -> dict[str, tuple[LoadedModel, set[str]]]:
-    """The unchecked ensembles of a repository, each with the names of its step models."""
-    found: dict[str, tuple[LoadedModel, set[str]]] = {}
-    anchor = next(m for m in workspace.models if m.repository is repository)
+def _candidates(
+    repository: Repository, checked: set[str], config_name: str | None, mentions: Mentions | None
+) -> dict[str, frozenset[str] | None]:
+    """The unchecked models of a repository that may be ensembles, in the repository's order,
+    each with the strings its config may hold (None: not known yet)."""
     with os.scandir(repository.root) as listing:
         entries = {entry.name: entry for entry in listing}
+    found: dict[str, frozenset[str] | None] = {}
     for name in repository.context_names:
-        if name in checked or not _may_be_ensemble(entries.get(name), workspace.config_name):
+        if name in checked:
             continue
-        target = repository.model(name)
-        if target is None or not target.config_exists:
-            continue
-        try:
-            if b"ensemble" not in target.read_config_bytes():
-                continue
-        except RepositoryError:
-            continue
-        loaded = workspace.peer(anchor, name)
-        if loaded is None or loaded.config is None:
-            continue
-        steps = loaded.config.message.ensemble_scheduling.step
-        found[name] = (loaded, {step.model_name for step in steps})
+        look = _first_look(entries.get(name), config_name, mentions)
+        if look is not False:
+            found[name] = look
     return found
+
+
+def _ensemble_text(repository: Repository, name: str) -> bytes:
+    """The bytes of the config the model `name` is loaded with, where it mentions `ensemble`;
+    empty when it does not, or cannot be read."""
+    target = repository.model(name)
+    if target is None or not target.config_exists:
+        return b""
+    try:
+        data = target.read_config_bytes()
+    except RepositoryError:
+        return b""
+    return data if b"ensemble" in data else b""
+
+
+def _ensemble_steps(
+    workspace: Workspace, anchor: LoadedModel, name: str
+) -> tuple[LoadedModel, set[str]] | None:
+    """The model `name`, parsed, with the names of its step models; None when it is no
+    ensemble (or cannot be read)."""
+    if not _ensemble_text(anchor.repository, name):
+        return None
+    loaded = workspace.peer(anchor, name)
+    if loaded is None or loaded.config is None:
+        return None
+    steps = loaded.config.message.ensemble_scheduling.step
+    return loaded, {step.model_name for step in steps}

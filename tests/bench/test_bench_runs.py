@@ -28,3 +28,25 @@ def test_parse_bench_prints_every_ratio(tmp_path: Path) -> None:
         "ratio",  # process start-up
     ], out
     assert re.search(r"lint 40 models .*\n.*\(\d+ findings\)", out), out
+
+
+def test_precommit_bench_prints_the_ratio_of_each_repository(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "precommit_bench.py"),
+            "--models",
+            "30",
+            "--runs",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = re.findall(
+        r"^\s+lint \S+ \(([^)]*)\)\s+[\d.]+ s\s+[\d.]+x\s+\(target <= 3.0\)", result.stdout, re.M
+    )
+    assert rows == ["1-model repository", "30-model repository", "a step, 30 models"], result.stdout

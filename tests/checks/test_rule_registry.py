@@ -313,6 +313,8 @@ def test_the_rule_table_is_the_order_and_every_line_is_declared() -> None:
         row = rows[code]
         assert (row.name, f"tritoncfg.checks.{row.module}") == (rule.name, rule.module)
         assert getattr(sys.modules[rule.module], row.attribute) is rule
+        scope = {ModelRule: "model", RepositoryRule: "repository"}.get(type(rule), "emitted")
+        assert row.scope == scope, code
     removed = [row.code for row in rows.values() if row.lifecycle == "removed"]
     assert removed == ["TC905", "TC908", "TC909"] and not set(removed) & set(RULES)
 

@@ -3,10 +3,17 @@ the ensembles that run them, transitively."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+from typing import Any
 
+import pytest
 from clikit import run
-from dependents_layout import LAYOUT, STEP
+from dependents_layout import ENSEMBLE, LAYOUT, STEP
+
+from tritoncfg import workspace
+from tritoncfg.api import lint_project
+from tritoncfg.repository.reuse import SETTLE_NS
 
 
 def _write(root: Path, layout: dict[str, str]) -> None:
@@ -47,3 +54,57 @@ def test_ensemble_in_the_selected_alternative_config_is_found(tmp_path: Path) ->
     step.write_text(STEP.replace('name: "y"', 'name: "y2"'))
     result = run("lint", "--model-config-name", "prod", str(step))
     assert result.returncode == 1 and "ens/configs/prod.pbtxt" in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize("written", ['"st" "ep"', '"st\\x65p"', "'st'  # joined\n  'ep'"])
+def test_an_ensemble_naming_the_step_in_pieces_or_escapes_is_found(
+    tmp_path: Path, written: str
+) -> None:
+    """Only ensembles whose bytes may name the step are parsed: a name the bytes do not show
+    as written (escapes, adjacent literals) still gets the ensemble parsed."""
+    layout = dict(LAYOUT)
+    layout["models/ens/config.pbtxt"] = layout["models/ens/config.pbtxt"].replace(
+        'model_name: "step"', f"model_name: {written}"
+    )
+    _write(tmp_path, layout)
+    step = tmp_path / "models" / "step" / "config.pbtxt"
+    step.write_text(STEP.replace('name: "y"', 'name: "y2"'))
+    result = run("lint", "--no-cache", str(step))
+    assert result.returncode == 1, result.stdout
+    assert "ens/config.pbtxt" in result.stdout and "TC532" in result.stdout
+    assert "outer/config.pbtxt" in result.stdout
+
+
+def test_the_cache_remembers_which_configs_name_no_model_and_sees_a_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second pre-commit run reads none of the unchanged configs that are no ensemble, or
+    that name no linted model; a config changed since is read again."""
+    _write(tmp_path, LAYOUT)
+    for index in range(5):  # plain models
+        _write(tmp_path, {f"models/p{index}/config.pbtxt": STEP.replace('"step"', f'"p{index}"')})
+    time.sleep(SETTLE_NS / 1e9 + 0.2)  # the cache trusts only settled stamps
+    monkeypatch.chdir(tmp_path)  # the cache goes beside the project: tmp_path/.tritoncfg_cache
+    other = tmp_path / "models" / "other" / "config.pbtxt"
+    read: list[str] = []
+    reading = workspace.read_regular
+
+    def counted(path: Path | str, **kwargs: Any) -> bytes:
+        read.append(str(path))
+        return reading(path, **kwargs)
+
+    monkeypatch.setattr(workspace, "read_regular", counted)
+    first = lint_project(other)
+    assert first.models == 1 and sorted(read) == sorted(
+        str(p) for p in tmp_path.glob("models/*/config.pbtxt") if p != other
+    )
+    assert list(tmp_path.glob(".tritoncfg_cache/mentions-*.json"))
+    read.clear()
+    again = lint_project(other)
+    assert read == [] and again.diagnostics == first.diagnostics and again.models == 1
+    # p0 becomes an ensemble that runs `other`: its stamp changed, so it is read and found
+    p0 = tmp_path / "models" / "p0" / "config.pbtxt"
+    p0.write_text(ENSEMBLE.format(name="p0", step="other", i="x", o="y"))
+    changed = lint_project(other)
+    assert read == [str(p0)] and changed.models == 2
+    assert str(p0) in changed.file_paths

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from google.protobuf import text_format
 
-from tritoncfg.api import format as fmt_text
+from tritoncfg.api import format_text as fmt_text
 from tritoncfg.probe.contract import (
     EXIT_CANNOT_RUN,
     EXIT_FAIL,

@@ -208,9 +208,10 @@ def _model_io(loaded: LoadedModel) -> ModelIO | Unknowable | None:
 def _write(loaded: LoadedModel, completion: FullCompletion) -> int:
     from tritoncfg.atomic import write_atomic
     from tritoncfg.complete.merge import MergeError, fields_to_write, merge_config
+    from tritoncfg.repository.model import is_json_path
 
     path = loaded.dir.config_path
-    if path.suffix.lower() == ".json":
+    if is_json_path(path):
         _say(
             f"{path}: error: --write edits text-format configs only; print a JSON config with --format json"
         )

@@ -34,6 +34,7 @@ def convert_command(
     Exit status: 0 converted; 2 unreadable file or a config that does not parse.
     """
     from tritoncfg.confined import read_regular
+    from tritoncfg.repository.model import is_json_path
     from tritoncfg.text.decoding import Utf8Error, decode_utf8
     from tritoncfg.text.json_config import convert_text
 
@@ -44,7 +45,7 @@ def convert_command(
         fail(f"{path}: cannot read: {exc.strerror or exc}")
     except Utf8Error as exc:
         fail(f"{path}:{exc.span.line}:{exc.span.column}: cannot read: {exc}")
-    from_json = path.suffix.lower() == ".json"
+    from_json = is_json_path(path)
     outcome = convert_text(source, from_json=from_json, to_json=to is ConfigFormat.json)
     if outcome.error is not None:
         error = outcome.error

@@ -97,6 +97,7 @@ def fmt_command(
     ] = False,
 ) -> None:
     """Format configs in one canonical style, keeping every comment. Writes are atomic."""
+    from tritoncfg.repository.model import is_json_path
     from tritoncfg.text.json_reader import format_json
     from tritoncfg.text.parser import SyntaxProblem
     from tritoncfg.text.printer import format_source
@@ -124,9 +125,7 @@ def fmt_command(
             continue
         source, snapshot = read
         try:
-            formatted = (
-                format_json(source) if path.suffix.lower() == ".json" else format_source(source)
-            )
+            formatted = format_json(source) if is_json_path(path) else format_source(source)
         except SyntaxProblem as exc:
             sys.stderr.write(
                 f"{path}:{exc.span.line}:{exc.span.column}: cannot format: {exc.message}\n"

@@ -26,6 +26,7 @@ from tritoncfg.lintcache.folder import CacheFolder
 from tritoncfg.lintcache.replay import paths_stamps, record_replay, validate
 from tritoncfg.lintrun import LintJob, ModelOutcome, Selected, SourceTexts
 from tritoncfg.repository import ModelDir, Repository, RepositoryError
+from tritoncfg.repository.mentions import Mentions
 from tritoncfg.repository.reuse import SETTLE_NS, ScanReuse, Signature, settled, signature
 
 CACHE_DIRNAME = ".tritoncfg_cache"
@@ -246,6 +247,22 @@ class LintCache:
             replay = record_replay(self.run, self.started, stamps, configs, result, self._rows)
             self._write({self.file: content, self.replay_file: replay})
 
+    def mentions(self, root: Path) -> Mentions:
+        """What the bytes of the configs of the repository at `root` showed (the search for the
+        ensembles that run a linted model reads only the configs changed since)."""
+        content = load(self.folder.read(_mentions_file(root)))
+        if not isinstance(content, dict) or content.get("format") != FORMAT:
+            return Mentions({}, 0)
+        recorded, started = content.get("configs"), content.get("started")
+        if not isinstance(recorded, dict) or type(started) is not int:
+            return Mentions({}, 0)
+        return Mentions(recorded, started)
+
+    def store_mentions(self, root: Path, mentions: Mentions) -> None:
+        if mentions.changed:
+            content = {"format": FORMAT, "started": self.started, "configs": mentions.now}
+            self._write({_mentions_file(root): content})
+
     def _write(self, files: Mapping[str, dict[str, Any]], remove: tuple[str, ...] = ()) -> None:
         import json
 
@@ -254,6 +271,10 @@ class LintCache:
             for name, content in files.items()
         }
         self.folder.write(data, remove=remove, keep=MAX_FILES)
+
+
+def _mentions_file(root: Path) -> str:
+    return f"mentions-{digest(str(root).encode())}.json"
 
 
 def _entry_name(selected: Selected) -> str:

@@ -32,7 +32,7 @@ TAG_TEXT = (
 )
 GITIGNORE = ".gitignore"
 GITIGNORE_TEXT = "# written by tritoncfg\n*\n"  # what every tritoncfg has written there
-OWN_FILE = re.compile(r"(lint|replay)-[0-9a-f]{16}\.json")  # the names `LintCache` gives
+OWN_FILE = re.compile(r"(lint|replay|mentions)-[0-9a-f]{16}\.json")  # the names `LintCache` gives
 _TEMPORARY = re.compile(r"\..+\.[0-9]+\.[0-9a-f]{8}\.tmp")  # `_write`'s, before its rename
 _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC

@@ -18,6 +18,7 @@ from tritoncfg.repository.model import (
     Repository,
     RepositoryKind,
     byte_key,
+    is_json_path,
 )
 from tritoncfg.repository.scan import ConfigChoice, scan_model
 from tritoncfg.repository.versions import NUMBER_START, scan_versions
@@ -67,7 +68,7 @@ def _file_target(path: Path) -> _Target:
         model_dir = path.parent
     elif path.parent.name == CONFIGS_DIRNAME and path.suffix == ".pbtxt":
         model_dir = path.parent.parent
-    elif path.suffix.lower() == ".json":
+    elif is_json_path(path):
         # a config as JSON (what Triton's load API takes as an override, and what
         # GET /v2/models/<m>/config returns): accepted as the config of its directory
         model_dir = path.parent

@@ -25,6 +25,13 @@ INITIAL_STATE_DIRNAME = "initial_state"
 
 RepositoryKind = Literal["repository", "model", "file"]
 
+
+def is_json_path(path: object) -> bool:
+    """Whether a config file is JSON (by its suffix, in any case): what Triton's load API takes
+    as a config override and GET /v2/models/<m>/config returns; any other is text format."""
+    return str(path).lower().endswith(".json")
+
+
 IssueKind = Literal[
     "not_a_directory",  # `ModelRepositoryManager::Poll`: `repository path is not a valid directory`
     "root_file",  # a plain file at the repository root; Triton ignores it

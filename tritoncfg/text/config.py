@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import field
 
+from tritoncfg.gcpause import collector_paused
 from tritoncfg.record import record
 from tritoncfg.schema import ModelConfig
 from tritoncfg.text.bind import Binder, ErrorLog, FieldPath, Location, SourceMap, TextError
-from tritoncfg.text.parser import SyntaxProblem, collector_paused, parse_tree
+from tritoncfg.text.parser import SyntaxProblem, parse_tree
 from tritoncfg.text.span import FILE_START, Span
 from tritoncfg.text.tree import Document
 

@@ -33,10 +33,6 @@ _MESSAGE = FieldDescriptor.CPPTYPE_MESSAGE
 _ENUM = FieldDescriptor.CPPTYPE_ENUM
 
 
-def is_json_path(path: object) -> bool:
-    return str(path).lower().endswith(".json")
-
-
 def parse_json(source: str, path: str | None = None) -> ParsedConfig:
     """Parse a JSON config. Never raises for bad input: problems are in `.errors`."""
     message = ModelConfig()

@@ -12,6 +12,7 @@ from dataclasses import field
 from pathlib import Path
 
 from tritoncfg.record import record
+from tritoncfg.repository.model import is_json_path
 from tritoncfg.schema import ModelConfig
 from tritoncfg.text import parse
 from tritoncfg.triton.completion import expected_config
@@ -37,7 +38,7 @@ def read_config_file(path: Path) -> ModelConfig:
         raise ConfigFileError(f"{path}: cannot read: {error.strerror or error}") from None
     except UnicodeDecodeError as error:
         raise ConfigFileError(f"{path}: cannot read: {error}") from None
-    if path.suffix == ".json" or text.lstrip().startswith("{"):
+    if is_json_path(path) or text.lstrip().startswith("{"):
         try:
             document = json.loads(text)
         except json.JSONDecodeError as error:

@@ -61,10 +61,6 @@ class ModelVerdict:
     note: str | None = None  # why unverified, or the known difference behind a disagreement
     diagnostics: list[Diagnostic] = field(default_factory=list)  # the TC000s
 
-    @property
-    def tritoncfg_rejects(self) -> bool:
-        return bool(self.tritoncfg_errors)
-
     def to_json(self) -> dict[str, Any]:
         return {
             "model": self.model,

@@ -9,7 +9,7 @@ from functools import cache
 from importlib import import_module
 
 from tritoncfg.checks.core.registry import RULES, Rule
-from tritoncfg.checks.core.table import TABLE_FILE, families, rule_index, table
+from tritoncfg.checks.core.table import TABLE_FILE, families, repository_codes, rule_index, table
 
 _PACKAGE = "tritoncfg.checks"
 
@@ -44,4 +44,12 @@ def rule_of(code: str) -> Rule:
     return found if found is not None else load_rules((code,))[code]
 
 
-__all__ = ["TABLE_FILE", "families", "load_rules", "rule_index", "rule_of", "table"]
+__all__ = [
+    "TABLE_FILE",
+    "families",
+    "load_rules",
+    "repository_codes",
+    "rule_index",
+    "rule_of",
+    "table",
+]

@@ -13,7 +13,7 @@ from typing import TypeVar
 from tritoncfg.checks.core.context import CheckContext, Finding
 from tritoncfg.checks.core.gates import Gate
 from tritoncfg.checks.core.phase import Phase
-from tritoncfg.checks.core.table import row_for
+from tritoncfg.checks.core.table import TableError, row_for
 from tritoncfg.diagnostics import Severity
 from tritoncfg.record import record
 from tritoncfg.repository import Repository
@@ -78,9 +78,12 @@ def _register(rule: _R) -> _R:
     return rule
 
 
-def _name(code: str, module: str, attribute: str) -> str:
+def _name(code: str, module: str, attribute: str, scope: str) -> str:
     """The rule's name from its line in the rule table, which must name this declaration."""
-    return row_for(code, module, attribute).name
+    row = row_for(code, module, attribute)
+    if row.scope != scope:
+        raise TableError(f"{code} is declared as a {scope} rule; rules.tsv says {row.scope}")
+    return row.name
 
 
 def _doc(function: Callable[..., object]) -> str:
@@ -105,7 +108,7 @@ def model_rule(
         return _register(
             ModelRule(
                 code=code,
-                name=_name(code, check.__module__, check.__name__),
+                name=_name(code, check.__module__, check.__name__, "model"),
                 severity=severity,
                 summary=summary,
                 phase=phase,
@@ -131,7 +134,7 @@ def repository_rule(
         return _register(
             RepositoryRule(
                 code=code,
-                name=_name(code, check.__module__, check.__name__),
+                name=_name(code, check.__module__, check.__name__, "repository"),
                 severity=severity,
                 summary=summary,
                 phase=phase,
@@ -163,7 +166,7 @@ def emitted_rule(
     return _register(
         Rule(
             code=code,
-            name=_name(code, module, attribute),
+            name=_name(code, module, attribute, "emitted"),
             severity=severity,
             summary=summary,
             phase=phase,

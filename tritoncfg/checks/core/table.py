@@ -12,6 +12,7 @@ out stays in the table as `removed`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 from typing import Literal
@@ -21,6 +22,8 @@ from tritoncfg.record import record
 TABLE_FILE = Path(__file__).resolve().parent.parent / "rules.tsv"
 _PACKAGE = "tritoncfg.checks"
 Lifecycle = Literal["stable", "preview", "deprecated", "removed"]
+Scope = Literal["model", "repository", "emitted", "-"]
+SCOPES: tuple[Scope, ...] = ("model", "repository", "emitted", "-")
 LIFECYCLES: tuple[Lifecycle, ...] = ("stable", "preview", "deprecated", "removed")
 
 
@@ -34,6 +37,9 @@ class TableRow:
     name: str  # "-" for a removed rule
     module: str  # the family module under tritoncfg.checks ("-" for a removed rule)
     attribute: str  # the module's name for the rule object
+    # what the rule runs on: each model, each repository once, or nothing (the engine or a
+    # command emits it); "-" for a removed rule
+    scope: Scope
     lifecycle: Lifecycle
     since: str
     redirect: str | None  # a removed or deprecated rule's replacement
@@ -48,16 +54,26 @@ def table() -> dict[str, TableRow]:
         if not line or line.startswith("#"):
             continue
         fields = line.split("\t")
-        if len(fields) != 6 or fields[3] not in LIFECYCLES:
-            raise TableError(f"{TABLE_FILE.name}:{number}: expected 6 fields, a known lifecycle")
-        code, name, check, lifecycle, since, redirect = fields
+        if len(fields) != 7 or fields[3] not in SCOPES or fields[4] not in LIFECYCLES:
+            raise TableError(
+                f"{TABLE_FILE.name}:{number}: expected 7 fields, a known scope and lifecycle"
+            )
+        code, name, check, scope, lifecycle, since, redirect = fields
         module, _, attribute = check.partition(":")
         if code in rows or (name != "-" and name in names):
             raise TableError(f"{TABLE_FILE.name}:{number}: {code} or {name} appears twice")
         names.add(name)
         stage = LIFECYCLES[LIFECYCLES.index(lifecycle)]  # the Literal, checked above
+        where = SCOPES[SCOPES.index(scope)]  # the Literal, checked above
         rows[code] = TableRow(
-            code, name, module, attribute, stage, since, None if redirect == "-" else redirect
+            code,
+            name,
+            module,
+            attribute,
+            where,
+            stage,
+            since,
+            None if redirect == "-" else redirect,
         )
     return rows
 
@@ -73,6 +89,13 @@ def rule_index() -> dict[str, tuple[str, str]]:
 def families() -> list[str]:
     """The family modules, in the order of their first rule in the table."""
     return list(dict.fromkeys(module for _, module in rule_index().values()))
+
+
+def repository_codes(codes: Iterable[str]) -> list[str]:
+    """Those of `codes` that are repository-scope rules (a repository's check imports only
+    their families)."""
+    rows = table()
+    return [c for c in codes if c in rows and rows[c].scope == "repository"]
 
 
 def row_for(code: str, module: str, attribute: str) -> TableRow:

@@ -10,6 +10,7 @@ from tritoncfg.checks.core.context import CheckContext, Finding
 from tritoncfg.checks.core.phase import Phase
 from tritoncfg.checks.core.registry import emitted_rule, model_rule
 from tritoncfg.diagnostics import Fix, Severity
+from tritoncfg.repository.model import is_json_path
 from tritoncfg.text.bind import MAX_TEXT_ERRORS, ErrorKind, TextError
 from tritoncfg.text.config import ParsedConfig
 from tritoncfg.text.edits import Edit, SourceLines, delete_field
@@ -22,7 +23,7 @@ PHASE = Phase.PARSE
 
 
 def _triton_message(model: LoadedModel, error: TextError | None = None) -> str:
-    if model.config_path.lower().endswith(".json"):
+    if is_json_path(model.config_path):
         # a JSON config reaches Triton as a load-API override (model_repository_manager.cc)
         detail = f": {error.message}" if error is not None else ""
         return f"Invalid config override{detail}"
@@ -35,7 +36,7 @@ def _errors(model: LoadedModel, kind: ErrorKind) -> Iterator[Finding]:
         return
     # a pbtxt's Triton message is the same for every error, and a file that repeats an error
     # repeats its message: one string each, not one per error (a file may hold 100,000)
-    same = None if model.config_path.lower().endswith(".json") else _triton_message(model)
+    same = None if is_json_path(model.config_path) else _triton_message(model)
     messages: dict[tuple[str, str], str] = {}
     duplicates = None
     if kind == "duplicate-field" and config.document is not None:

@@ -71,11 +71,6 @@ def device_info(index: int) -> DeviceInfo:
     )
 
 
-def mem_free() -> int:
-    free, _total = _call(cudart().cudaMemGetInfo(), "cudaMemGetInfo")
-    return int(free)
-
-
 def malloc(nbytes: int) -> int:
     return int(_call(cudart().cudaMalloc(max(nbytes, 1)), f"cudaMalloc({nbytes})"))
 
