@@ -3,23 +3,13 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from benchkit import run_bench
 
 
 def test_parse_bench_prints_every_ratio(tmp_path: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "parse_bench.py"), "--models", "40"],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=tmp_path,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    out = result.stdout
+    out = run_bench("parse_bench.py", "--models", "40", cwd=tmp_path)
     assert "verified: every config parses, same message as text_format" in out
     ratios = re.findall(r"^\s+(ratio[^\d]*?)\s+(\d+\.\d+)x\s+\(target <= ([\d.]+)\)", out, re.M)
     assert [label.strip() for label, _, _ in ratios] == [
@@ -31,22 +21,8 @@ def test_parse_bench_prints_every_ratio(tmp_path: Path) -> None:
 
 
 def test_precommit_bench_prints_the_ratio_of_each_repository(tmp_path: Path) -> None:
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "bench" / "precommit_bench.py"),
-            "--models",
-            "30",
-            "--runs",
-            "1",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=tmp_path,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
+    out = run_bench("precommit_bench.py", "--models", "30", "--runs", "1", cwd=tmp_path)
     rows = re.findall(
-        r"^\s+lint \S+ \(([^)]*)\)\s+[\d.]+ s\s+[\d.]+x\s+\(target <= 3.0\)", result.stdout, re.M
+        r"^\s+lint \S+ \(([^)]*)\)\s+[\d.]+ s\s+[\d.]+x\s+\(target <= 3.0\)", out, re.M
     )
-    assert rows == ["1-model repository", "30-model repository", "a step, 30 models"], result.stdout
+    assert rows == ["1-model repository", "30-model repository", "a step, 30 models"], out

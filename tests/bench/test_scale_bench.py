@@ -3,26 +3,15 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
+from benchkit import run_bench
 from corpus import CORPUS, require_corpus
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_scale_bench_prints_every_ratio(tmp_path: Path) -> None:
     require_corpus(CORPUS / "real_world")
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "scale_bench.py"), "--models", "40", "--large", "60"],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=tmp_path,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    out = result.stdout
+    out = run_bench("scale_bench.py", "--models", "40", "--large", "60", cwd=tmp_path)
     ratios = re.findall(r"^\s+(\S.*?)\s+(\d+\.\d+)x\s+\(target ([<>]=) ([\d.]+)\)", out, re.M)
     assert [label for label, *_ in ratios] == [
         "ratio lint / parse loop",
