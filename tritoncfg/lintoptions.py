@@ -48,6 +48,8 @@ class LintOverrides:
     severity_overrides: Mapping[str, str] = field(default_factory=dict)  # selector -> severity
     warnings_as_errors: bool | None = None
     cache: bool | None = None  # reuse unchanged models' findings from .tritoncfg_cache/
+    respect_gitignore: bool | None = None  # leave out what .gitignore files ignore (default on)
+    force_exclude: bool | None = None  # leave out named paths too when excluded or ignored
 
 
 @record(frozen=True)
@@ -72,6 +74,8 @@ def lint_setup(settings: Settings, overrides: LintOverrides | None = None) -> Li
         base=settings.base,
         exclude=tuple(settings.get("exclude", [])),
         per_path_ignores={k: tuple(v) for k, v in settings.get("per-path-ignores", {}).items()},
+        respect_gitignore=_first(given.respect_gitignore, settings.get("respect-gitignore", True)),
+        force_exclude=_first(given.force_exclude, settings.get("force-exclude")),
     )
     try:
         check_selectors(selection.selectors())

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from tritoncfg.cli.common import Color, fail
+from tritoncfg.cli.file_selection import FORCE_EXCLUDE, RESPECT_GITIGNORE
 from tritoncfg.cli.lint_core import LintRequest, OutputFormat, run_lint
 from tritoncfg.lintoptions import LintOverrides
 
@@ -174,6 +175,8 @@ def lint_command(
         ),
     ] = None,
     color: Annotated[Color, typer.Option(help="Colour in text output.")] = Color.auto,
+    respect_gitignore: Annotated[bool | None, RESPECT_GITIGNORE] = None,
+    force_exclude: Annotated[bool | None, FORCE_EXCLUDE] = None,
 ) -> None:
     """Check configs the way Triton loads them, and report every problem with file:line:col.
 
@@ -202,6 +205,8 @@ def lint_request(params: Mapping[str, Any]) -> LintRequest:
         severity_overrides=_severities(params["severity_override"]),
         warnings_as_errors=params["warnings_as_errors"],
         cache=params["cache"],
+        respect_gitignore=params["respect_gitignore"],
+        force_exclude=params["force_exclude"],
     )
     fixing = params["apply_fixes"] or params["show_diff"]
     return LintRequest(
