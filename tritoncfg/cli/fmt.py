@@ -53,23 +53,15 @@ def _selection(
 ) -> FileSelection:
     """The project's file selection (its settings found from the first path, as lint finds
     them), with the options over it."""
-    from tritoncfg.file_selection import FileSelection
+    from tritoncfg.lintoptions import LintOverrides, file_selection
     from tritoncfg.settings import SettingsError, load_settings
 
     try:
         settings = load_settings(paths[0])
     except SettingsError as exc:
         fail(str(exc))
-    return FileSelection(
-        settings.base,
-        tuple(settings.get("exclude", [])),
-        _first(respect_gitignore, settings.get("respect-gitignore", True)),
-        _first(force_exclude, settings.get("force-exclude", False)),
-    )
-
-
-def _first(given: bool | None, configured: bool) -> bool:
-    return bool(configured if given is None else given)
+    overrides = LintOverrides(respect_gitignore=respect_gitignore, force_exclude=force_exclude)
+    return file_selection(settings, overrides)
 
 
 def _diff(path: str, before: str, after: str) -> str:
