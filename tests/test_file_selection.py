@@ -53,7 +53,7 @@ def test_gitignore_semantics_agree_with_git(tmp_path: Path) -> None:
     )
     (root / "deep" / ".gitignore").write_text("n/\n!configs/x.pbtxt\no\n")  # deeper file wins
     (root / ".git" / "info" / "exclude").write_text("local/\n")
-    selection = FileSelection(base=root)
+    selection = FileSelection(base=root, respect_gitignore=True)
     verdicts = {name: selection.skips(root / name, within=root) for name in CASES}
     assert verdicts == {name: _git_ignores(root, name) for name in CASES}
     # the cases cover both answers, nested files, negations and what cannot come back
@@ -76,7 +76,7 @@ def test_a_linked_worktree_reads_the_common_info_exclude(tmp_path: Path) -> None
     subprocess.run(["git", "-C", str(root), "worktree", "add", "-q", str(linked)], check=True)
     (root / ".git" / "info" / "exclude").write_text("local/\n")
     _files(linked, "local/m/config.pbtxt", "other/m/config.pbtxt")
-    selection = FileSelection(base=linked)
+    selection = FileSelection(base=linked, respect_gitignore=True)
     assert selection.skips(linked / "local/m/config.pbtxt", within=linked)
     assert not selection.skips(linked / "other/m/config.pbtxt", within=linked)
 
@@ -85,21 +85,25 @@ def test_outside_a_git_work_tree_gitignore_files_do_not_count(tmp_path: Path) ->
     """As ruff (its respect-gitignore needs a git repository)."""
     _files(tmp_path, "m/config.pbtxt")
     (tmp_path / ".gitignore").write_text("m/\n")
-    assert not FileSelection(base=tmp_path).skips(tmp_path / "m/config.pbtxt", within=tmp_path)
+    assert not FileSelection(base=tmp_path, respect_gitignore=True).skips(
+        tmp_path / "m/config.pbtxt", within=tmp_path
+    )
     _git_init(tmp_path)
-    assert FileSelection(base=tmp_path).skips(tmp_path / "m/config.pbtxt", within=tmp_path)
+    assert FileSelection(base=tmp_path, respect_gitignore=True).skips(
+        tmp_path / "m/config.pbtxt", within=tmp_path
+    )
 
 
 def test_named_paths_are_taken_unless_force_exclude(tmp_path: Path) -> None:
     root = _git_init(tmp_path)
     _files(root, "repo/vendor/config.pbtxt", "repo/own/config.pbtxt")
     (root / ".gitignore").write_text("vendor/\n")
-    walking = FileSelection(base=root)
+    walking = FileSelection(base=root, respect_gitignore=True)
     assert walking.skips_model(root / "repo" / "vendor")  # found in its repository
     assert not walking.skips_model(root / "repo" / "own")
     assert not walking.skips_model(root / "repo" / "vendor", named=True)  # named: taken
     assert not walking.skips(root / "repo/vendor/config.pbtxt")
-    forced = FileSelection(base=root, force_exclude=True)
+    forced = FileSelection(base=root, respect_gitignore=True, force_exclude=True)
     assert forced.skips_model(root / "repo" / "vendor", named=True)
     assert forced.skips(root / "repo/vendor/config.pbtxt")
 
@@ -111,9 +115,13 @@ def test_a_named_directory_is_a_boundary(tmp_path: Path) -> None:
     _files(root, "vendor/m/config.pbtxt")
     (root / ".gitignore").write_text("vendor/\n")
     config = root / "vendor/m/config.pbtxt"
-    assert FileSelection(base=root).skips(config, within=root)
-    assert not FileSelection(base=root).skips(config, within=root / "vendor")
-    assert FileSelection(base=root, force_exclude=True).skips(config, within=root / "vendor")
+    assert FileSelection(base=root, respect_gitignore=True).skips(config, within=root)
+    assert not FileSelection(base=root, respect_gitignore=True).skips(
+        config, within=root / "vendor"
+    )
+    assert FileSelection(base=root, respect_gitignore=True, force_exclude=True).skips(
+        config, within=root / "vendor"
+    )
 
 
 @pytest.mark.parametrize(
@@ -131,7 +139,7 @@ def test_a_named_directory_is_a_boundary(tmp_path: Path) -> None:
 )
 def test_exclude_patterns(tmp_path: Path, pattern: str, left_out: set[str]) -> None:
     _files(tmp_path, "repo/a/config.pbtxt", "repo/b/config.pbtxt")
-    selection = FileSelection(base=tmp_path, exclude=(pattern,), respect_gitignore=False)
+    selection = FileSelection(base=tmp_path, exclude=(pattern,))
     found = {m for m in ("a", "b") if selection.skips_model(tmp_path / "repo" / m)}
     assert found == left_out
 
@@ -146,14 +154,15 @@ def test_respect_gitignore_off_and_no_exclude_leave_nothing_out(tmp_path: Path) 
     root = _git_init(tmp_path)
     _files(root, "m/config.pbtxt")
     (root / ".gitignore").write_text("m/\n")
-    assert FileSelection(base=root).skips_model(root / "m")
+    assert FileSelection(base=root, respect_gitignore=True).skips_model(root / "m")
     assert not FileSelection(base=root, respect_gitignore=False).skips_model(root / "m")
+    assert not FileSelection(base=root).skips_model(root / "m")  # the defaults leave nothing out
 
 
 def test_the_fingerprint_follows_the_ignore_files_above_a_path(tmp_path: Path) -> None:
     root = _git_init(tmp_path)
     _files(root, "repo/m/config.pbtxt")
-    selection = FileSelection(base=root)
+    selection = FileSelection(base=root, respect_gitignore=True)
     before = selection.fingerprint([root / "repo"])
     (root / "repo" / ".gitignore").write_text("m/\n")
     after = selection.fingerprint([root / "repo"])
@@ -168,7 +177,11 @@ def test_walk_prunes_left_out_directories(tmp_path: Path) -> None:
     (root / ".gitignore").write_text("big/\n")
     (root / "big").chmod(0o000)  # a pruned directory is never listed
     try:
-        found = list(FileSelection(base=root).walk(root, lambda p: p.suffix == ".pbtxt"))
+        found = list(
+            FileSelection(base=root, respect_gitignore=True).walk(
+                root, lambda p: p.suffix == ".pbtxt"
+            )
+        )
     finally:
         (root / "big").chmod(0o755)
     assert found == [root / "a/config.pbtxt", root / "a/configs/g.pbtxt"]

@@ -216,11 +216,13 @@ def _entries(
 @record(frozen=True)
 class FileSelection:
     """The selection settings: `exclude` patterns relative to `base` (the settings file's
-    folder), whether git's ignore files count, and whether named paths are checked too."""
+    folder), whether git's ignore files count, and whether named paths are checked too. The
+    defaults leave nothing out; the settings' defaults (lintoptions.file_selection) respect
+    .gitignore files, as ruff."""
 
     base: Path | None = None
     exclude: tuple[str, ...] = ()
-    respect_gitignore: bool = True
+    respect_gitignore: bool = False
     force_exclude: bool = False
     _ignores: _Ignores = field(default_factory=_Ignores, init=False, repr=False, compare=False)
     _real: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)

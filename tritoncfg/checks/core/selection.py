@@ -120,7 +120,7 @@ class PathFilters:
     base: Path | None = None
     exclude: tuple[str, ...] = ()
     per_path_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    respect_gitignore: bool = True
+    respect_gitignore: bool = False  # the settings' default is True (lintoptions)
     force_exclude: bool = False
     files: FileSelection = field(init=False, repr=False, compare=False)
 
