@@ -9,7 +9,10 @@ does not pass or runs other than 64 points.
 
 Measured on the 2-core development machine while a pytest run shared it (December 2026, best of
 2): default settings 15.8 s for the 64 sizes (0.15-0.5 s a size: three to ten 50 ms windows),
-the shortest settings 1.7 s (mostly process start-up and the model's lint).
+the shortest settings 1.7 s (mostly process start-up and the model's lint). Since the points
+take turns and stop together (docs/probe.md), one point whose windows keep disagreeing holds
+all 64 to `--max-windows` rounds: 35.2 s (64 x 10 x 50 ms) and 1.9 s, measured while five
+other processes kept both cores busy (best of 1).
 
     python bench/probe_bench.py [--repeat 3] [--work DIR]
 """

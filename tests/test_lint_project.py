@@ -200,3 +200,29 @@ def test_the_api_doc_example_runs(repo: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "TC903" in done.stdout and done.stdout.endswith("fails\n")
+
+
+def test_settings_overrides_go_between_the_file_and_the_overrides(repo: Path) -> None:
+    """`--config 'KEY = VALUE'` from Python: over the file's values (a table merged key by key),
+    under the caller's overrides; the cache folder moves with `cache-dir` or `cache_dir`."""
+    _settings(repo, 'severity-overrides = { TC402 = "info" }\ncache = false\n')
+    merged = lint_project(
+        repo, settings_overrides={"severity-overrides": {"TC903": "error"}, "gpus": "none"}
+    )
+    found = {d.code: d.severity for d in merged.diagnostics}
+    assert found["TC903"] is Severity.ERROR and found["TC402"] is Severity.INFO
+    beaten = lint_project(
+        repo,
+        LintOverrides(select=["TC9"], gpus="0"),
+        settings_overrides={"select": ["TC4"], "gpus": "none"},
+    )
+    codes = {d.code for d in beaten.diagnostics}
+    assert "TC903" in codes and all(c.startswith("TC9") for c in codes)  # the caller's select
+    with pytest.raises(SettingsError, match='--config: unknown key "gpu"'):
+        lint_project(repo, settings_overrides={"gpu": "none"})
+    setup = project(repo, settings_overrides={"cache": True, "cache-dir": "c"}).setup
+    assert setup.cache_dir == repo.parent / "c"  # the settings file's folder
+    moved = project(
+        repo, LintOverrides(cache_dir=repo.parent / "d"), settings_overrides={"cache": True}
+    )
+    assert moved.setup.cache_dir == repo.parent / "d"

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from dataclasses import field
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from tritoncfg.checks import LintOptions
 from tritoncfg.checks.core.context import CheckContext
@@ -87,19 +88,29 @@ def project(
     *,
     config: Path | None = None,
     isolated: bool = False,
+    settings_overrides: Mapping[str, Any] | None = None,
 ) -> Project:
     """The settings found from the first local path (walking up to the nearest tritoncfg.toml or
-    pyproject.toml with `[tool.tritoncfg]`), or `config`'s, or none with `isolated`; the overrides
-    win over them. Raises SettingsError, or OptionError (a bad value, a path that does not exist)."""
+    pyproject.toml with `[tool.tritoncfg]`), or `config`'s, or none with `isolated` (a project's
+    `repository` included); `settings_overrides` (settings keys, as `--config "KEY = VALUE"`)
+    win over the file, the overrides over both. Raises SettingsError, or OptionError (a bad
+    value, a path that does not exist)."""
     items = [paths] if isinstance(paths, str | Path) else list(paths)
     for item in items:
         if not is_cloud(item):
             _check_local(Path(item))
-    chosen = [item if is_cloud(item) else project_repository(Path(item)) for item in items]
-    local = [item for item in chosen if isinstance(item, Path)]
+    chosen = [
+        item if is_cloud(item) or isolated else project_repository(Path(item)) for item in items
+    ]
+    local = [Path(item) for item in chosen if not is_cloud(item)]
     for path in local:
         _check_local(path)
-    settings = load_settings(local[0] if local else Path.cwd(), config=config, isolated=isolated)
+    settings = load_settings(
+        local[0] if local else Path.cwd(),
+        config=config,
+        isolated=isolated,
+        overrides=settings_overrides,
+    )
     setup = lint_setup(settings, overrides)
     if len(local) < len(chosen):  # the cache keys local files only
         setup = dataclasses.replace(setup, cache_dir=None)
@@ -125,12 +136,15 @@ def lint_project(
     config: Path | None = None,
     isolated: bool = False,
     jobs: int | None = None,
+    settings_overrides: Mapping[str, Any] | None = None,
 ) -> LintResult:
     """What `tritoncfg lint PATHS` finds: the project's settings (see `project`) with the
     overrides over them, the cache included (`.tritoncfg_cache/` beside the settings file, unless
     the settings or `LintOverrides(cache=False)` turn it off). `result.failed` is the exit status.
     Raises SettingsError, OptionError, and for a cloud URL CloudUrlError or CloudError."""
-    chosen = project(paths, overrides, config=config, isolated=isolated)
+    chosen = project(
+        paths, overrides, config=config, isolated=isolated, settings_overrides=settings_overrides
+    )
     setup = chosen.setup
     result = lint(
         chosen.paths,

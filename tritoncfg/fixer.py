@@ -8,10 +8,11 @@ edited text (in memory); a file whose edit would add parse errors is left as it 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import field
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 from tritoncfg.api import LintResult, lint, project
 from tritoncfg.checks import LintOptions
@@ -49,10 +50,13 @@ def fix_project(
     unsafe: bool = False,
     config: Path | None = None,
     isolated: bool = False,
+    settings_overrides: Mapping[str, Any] | None = None,
 ) -> FixOutcome:
     """`fix` with the project's settings and the overrides over them, as `tritoncfg lint --fix`
     reads them (tritoncfg.api.project). Writes nothing. Raises SettingsError or OptionError."""
-    chosen = project(paths, overrides, config=config, isolated=isolated)
+    chosen = project(
+        paths, overrides, config=config, isolated=isolated, settings_overrides=settings_overrides
+    )
     setup = chosen.setup
     outcome = fix(chosen.paths, setup.options, setup.selection, setup.filters, unsafe=unsafe)
     outcome.result.warnings_as_errors = setup.warnings_as_errors

@@ -49,6 +49,7 @@ class LintOverrides:
     severity_overrides: Mapping[str, str] = field(default_factory=dict)  # selector -> severity
     warnings_as_errors: bool | None = None
     cache: bool | None = None  # reuse unchanged models' findings from .tritoncfg_cache/
+    cache_dir: Path | None = None  # where that cache lives; None: the settings' `cache-dir`
     respect_gitignore: bool | None = None  # leave out what .gitignore files ignore (default on)
     force_exclude: bool | None = None  # leave out named paths too when excluded or ignored
 
@@ -86,12 +87,13 @@ def lint_setup(settings: Settings, overrides: LintOverrides | None = None) -> Li
     except SelectorError as exc:
         raise OptionError(str(exc)) from None
     cache = given.cache if given.cache is not None else settings.get("cache", True)
+    folder = given.cache_dir or settings.base / settings.get("cache-dir", ".tritoncfg_cache")
     return LintSetup(
         options,
         selection,
         filters,
         warnings_as_errors=_first(given.warnings_as_errors, settings.get("warnings-as-errors")),
-        cache_dir=settings.base / ".tritoncfg_cache" if cache else None,
+        cache_dir=folder if cache else None,
     )
 
 
@@ -139,6 +141,7 @@ def _options(settings: Settings, given: LintOverrides) -> LintOptions:
         else "required",
         backends=tuple(settings.get("backends", [])),
         repo_agents=tuple(settings.get("repo-agents", [])),
+        runtimes=tuple(settings.get("runtimes", [])),
     )
 
 

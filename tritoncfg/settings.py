@@ -7,6 +7,7 @@ imported only when a configuration exists.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import field
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,12 @@ CONFIG_SCHEMA: dict[str, Any] = {
         "cache": {
             "type": "boolean",
             "description": "Reuse unchanged models' findings from .tritoncfg_cache/ (default true).",
+        },
+        "cache-dir": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Where the lint cache lives, relative to this file (default "
+            ".tritoncfg_cache); --cache-dir and TRITONCFG_CACHE_DIR win over it.",
         },
         "triton-mode": {
             "enum": ["default", "strict"],
@@ -97,6 +104,14 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "items": {"type": "string", "minLength": 1},
             "uniqueItems": True,
             "description": "Model repository agents installed besides checksum (TC124).",
+        },
+        "runtimes": {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1},
+            "uniqueItems": True,
+            "description": "Runtime libraries (`runtime` values) installed in the target host's "
+            "backend folders; without --backend-dir any other `runtime` that is not in the model "
+            "folder is an error (TC121).",
         },
         "model-files": {
             "enum": ["required", "optional"],
@@ -165,8 +180,9 @@ def _read(path: Path) -> dict[str, Any] | None:
     return document
 
 
-def validate(values: dict[str, Any], path: Path) -> None:
-    """Unknown keys get a suggestion; everything else is checked by the JSON schema."""
+def validate(values: dict[str, Any], path: Path | str) -> None:
+    """Unknown keys get a suggestion; everything else is checked by the JSON schema. `path`
+    names where the values come from in messages: the file, or `--config` for inline ones."""
     from tritoncfg.schema.lookup import suggest
 
     for key in values:
@@ -215,10 +231,30 @@ def project_repository(path: Path) -> Path:
     return path
 
 
-def load_settings(start: Path, *, config: Path | None = None, isolated: bool = False) -> Settings:
-    """The configuration that applies to `start` (a linted path). Raises SettingsError."""
-    if isolated:
-        return Settings()
+def load_settings(
+    start: Path,
+    *,
+    config: Path | None = None,
+    isolated: bool = False,
+    overrides: Mapping[str, Any] | None = None,
+) -> Settings:
+    """The configuration that applies to `start` (a linted path), with `overrides` (`--config
+    "KEY = VALUE"`, as ruff's) over it; `isolated`: no file at all. Raises SettingsError."""
+    settings = Settings() if isolated else _file_settings(start, config)
+    if not overrides:
+        return settings
+    validate(dict(overrides), "--config")
+    values = dict(settings.values)
+    for key, value in overrides.items():  # a table (severity-overrides) is merged key by key
+        known = values.get(key)
+        values[key] = (
+            {**known, **value} if isinstance(known, dict) and isinstance(value, dict) else value
+        )
+    validate(values, settings.path or "--config")
+    return Settings(settings.path, values)
+
+
+def _file_settings(start: Path, config: Path | None) -> Settings:
     path = config if config is not None else find_config(start)
     if path is None:
         return Settings()

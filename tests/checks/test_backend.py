@@ -53,9 +53,9 @@ def test_runtime_of_an_unknown_backend_is_decided(tmp_path: Path) -> None:
     ]
     in_model = lint_config(tmp_path / "own", config, files={"libcustom.so": ""})
     assert "TC120" not in [d.code for d in in_model] and not found(in_model, "TC121")
-    # a standard backend's directory may hold it: undecidable without --backend-dir
+    # a standard backend's folder holds only its own library: an error too (issue 23 item 11)
     standard = lint_config(tmp_path / "std", config.replace("custom", "identity", 1), files={})
-    assert [sev for _, sev, _ in found(standard, "TC121")] == ["info"]
+    assert [sev for _, sev, _ in found(standard, "TC121")] == ["error"]
 
 
 def test_backend_library_found_passes(tmp_path: Path) -> None:
@@ -87,17 +87,51 @@ def test_runtime_library_not_found(tmp_path: Path) -> None:
     ]
 
 
-def test_runtime_library_unknown_host_is_an_info(tmp_path: Path) -> None:
-    config = 'backend: "identity"\nruntime: "__invalid_runtime__"\n'
+def test_runtime_library_not_in_the_repository_is_an_error(tmp_path: Path) -> None:
+    """Issue 23 item 11: `runtime: "libtriton_nope.so"`, refused by Triton 2.51, passed lint."""
+    config = 'backend: "python"\nruntime: "libtriton_nope.so"\n'
     model = tmp_path / "repo" / "m"
-    assert found(lint_config(tmp_path, config, files={}), "TC121") == [
+    diagnostics = lint_config(tmp_path, config)
+    assert found(diagnostics, "TC121") == [
         (
             "2:10",
-            "info",
-            "unable to find backend library '__invalid_runtime__' for model 'm', "
-            f"searched: '{model}/1' '{model}' '/opt/tritonserver/backends/identity' ",
+            "error",
+            "unable to find backend library 'libtriton_nope.so' for model 'm', "
+            f"searched: '{model}/1' '{model}' '/opt/tritonserver/backends/python' ",
         )
     ]
+    (d,) = [d for d in diagnostics if d.code == "TC121"]
+    assert "[tool.tritoncfg] runtimes" in d.message and "--backend-dir" in d.message
+
+
+def test_runtime_library_in_the_version_or_model_folder_passes(tmp_path: Path) -> None:
+    config = 'backend: "python"\nruntime: "libtriton_nope.so"\n'
+    for where in ("1/libtriton_nope.so", "libtriton_nope.so"):
+        files = {"1/model.py": "", where: ""}
+        diagnostics = lint_config(tmp_path / where.replace("/", "_"), config, files=files)
+        assert not found(diagnostics, "TC121")
+
+
+def test_runtimes_setting_declares_a_host_library(tmp_path: Path) -> None:
+    config = 'backend: "python"\nruntime: "libtriton_nope.so"\n'
+    assert found(lint_config(tmp_path / "a", config), "TC121")
+    assert not found(lint_config(tmp_path / "b", config, runtimes=("libtriton_nope.so",)), "TC121")
+    # --backend-dir decides over the setting
+    bdir = backends(tmp_path / "backends", "python")
+    checked = lint_config(tmp_path / "c", config, backend_dir=bdir, runtimes=("libtriton_nope.so",))
+    assert [sev for _, sev, _ in found(checked, "TC121")] == ["error"]
+
+
+def test_runtimes_setting_from_the_settings_file(tmp_path: Path) -> None:
+    from clikit import run
+
+    config = 'backend: "python"\nruntime: "libtriton_nope.so"\n'
+    make_model(tmp_path / "repo", "m", config, files={"1/model.py": ""})
+    failed = run("lint", str(tmp_path / "repo"), "--no-cache")
+    assert failed.returncode == 1 and "TC121" in failed.stdout
+    (tmp_path / "repo" / "tritoncfg.toml").write_text('runtimes = ["libtriton_nope.so"]\n')
+    passed = run("lint", str(tmp_path / "repo"), "--no-cache")
+    assert passed.returncode == 0, passed.stdout
 
 
 def test_runtime_library_found_passes(tmp_path: Path) -> None:
@@ -154,6 +188,35 @@ def test_python_based_backend_model_missing(tmp_path: Path) -> None:
     ]
     ok = 'backend: "vllm"\nruntime: "model.py"\n'
     assert not found(lint_config(tmp_path / "ok", ok, files={}, backend_dir=bdir), "TC123")
+
+
+def test_runtime_model_py_on_the_python_backend(tmp_path: Path) -> None:
+    """Issue 23 item 11: `runtime: "model.py"` on the python backend makes Triton 2.51 look for
+    <backends>/python/model.py, which is not there; lint passed it."""
+    config = 'backend: "python"\nruntime: "model.py"\n'
+    diagnostics = lint_config(tmp_path, config)
+    assert found(diagnostics, "TC123") == [
+        (
+            "2:10",
+            "error",
+            "unable to find Python backend based backend library 'model.py' for model 'm', "
+            "searched: '/opt/tritonserver/backends/python/model.py'",
+        )
+    ]
+    (d,) = [d for d in diagnostics if d.code == "TC123"]
+    assert "remove `runtime`" in d.message
+    assert not found(diagnostics, "TC121")  # libtriton_python.so: a standard backend's
+
+
+def test_runtime_model_py_of_python_based_backends_passes(tmp_path: Path) -> None:
+    for backend in ("vllm", "pytorch"):
+        config = f'backend: "{backend}"\nruntime: "model.py"\n'
+        diagnostics = lint_config(tmp_path / backend, config, files={"1/model.pt": ""})
+        assert not {d.code for d in diagnostics} & {"TC120", "TC121", "TC123"}
+    # a backend the settings declare may be Python-based; an unknown one is reported
+    config = 'backend: "mine"\nruntime: "model.py"\n'
+    assert not found(lint_config(tmp_path / "cfg", config, backends=("mine",)), "TC123")
+    assert found(lint_config(tmp_path / "unknown", config), "TC123")
 
 
 def test_repo_agent_not_found(tmp_path: Path) -> None:

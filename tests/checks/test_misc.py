@@ -156,9 +156,13 @@ def test_batch_strategy_escaping_by_dotdot(tmp_path: Path) -> None:
     assert triton(d) == "Batching library path escapes model repository."
 
 
-def test_relative_batch_strategy_is_a_warning(tmp_path: Path) -> None:
-    d = one(lint_config(tmp_path, strategy("batch.so")), "TC722")
-    assert d.severity is Severity.WARNING
+def test_relative_batch_strategy_is_an_error(tmp_path: Path) -> None:
+    # issue 23 item 11: Triton 2.51 looks for it from its working directory ("Batching library
+    # path not found: batch.so"), newer releases refuse it as outside the model directory
+    d = one(
+        lint_config(tmp_path, strategy("batch.so"), files={**MODEL_PY, "batch.so": ""}), "TC722"
+    )
+    assert d.severity is Severity.ERROR
     assert "working directory" in d.message
 
 
@@ -183,9 +187,21 @@ def test_batch_strategy_under_a_server_mount(tmp_path: Path) -> None:
     files = {**MODEL_PY, "batch.so": "\x7fELF"}
     found = lint_config(tmp_path, strategy("/models/m/batch.so"), files=files)
     assert not findings(found, "TC722") and not findings(found, "TC723")
-    d = one(lint_config(tmp_path / "x", strategy("/models/m/batch.so")), "TC723")
-    assert d.severity is Severity.WARNING  # where the repository is mounted is a guess
+    # issue 23 item 11: wherever the repository is mounted, its m/ has no batch.so
+    d = one(lint_config(tmp_path / "x", strategy("/models/m/batch.so"), files=MODEL_PY), "TC723")
+    assert d.severity is Severity.ERROR
     assert triton(d) == "Batching library path not found: /models/m/batch.so"
+    assert 'model-files = "optional"' in d.message
+
+
+def test_batch_strategy_fetched_at_deploy_time_is_a_warning(tmp_path: Path) -> None:
+    config = strategy("/models/m/batch.so")
+    d = one(lint_config(tmp_path, config, files=MODEL_PY, model_files="optional"), "TC723")
+    assert d.severity is Severity.WARNING
+    # a path naming this very directory is not a guess: the file is not there
+    exact = strategy(f"{tmp_path}/x/repo/m/nope.so")
+    here = lint_config(tmp_path / "x", exact, files=MODEL_PY, model_files="optional")
+    assert one(here, "TC723").severity is Severity.ERROR
 
 
 # TC731 rate-limiter-resource-global-and-per-device

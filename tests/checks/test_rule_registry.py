@@ -5,7 +5,7 @@ declaration, not to the module it lives in."""
 from __future__ import annotations
 
 import importlib.util
-import os
+import json
 import subprocess
 import sys
 import time
@@ -16,10 +16,10 @@ import pytest
 
 from tritoncfg.checks import RULES
 from tritoncfg.checks.core import gates
-from tritoncfg.checks.core.index import INDEX_FILE, rule_index
 from tritoncfg.checks.core.phase import Phase
 from tritoncfg.checks.core.plan import RulePlan
 from tritoncfg.checks.core.registry import _NAMES, ModelRule, RepositoryRule, Rule
+from tritoncfg.checks.core.table import TableError, row_for, rule_index, table
 from tritoncfg.repository.reuse import SETTLE_NS
 from tritoncfg.schema import ModelConfig
 
@@ -304,18 +304,82 @@ def test_a_rule_declared_in_another_module_keeps_its_gate(moved_rule: ModelRule)
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_the_rule_index_is_current() -> None:
-    """rule_index.tsv is what `make docs` writes from the rules (run where no family is loaded)."""
-    fresh = subprocess.run(
-        [sys.executable, "-c", "import gen_docs; print(gen_docs.fresh_index(), end='')"],
-        cwd=ROOT / "tools",
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+def test_the_rule_table_is_the_order_and_every_line_is_declared() -> None:
+    """rules.tsv's line order is RULES order; each live line's rule is declared where the line
+    says, under its name; removed codes stay as lines (never reused) and load nothing."""
+    rows = table()
+    assert list(rule_index()) == ORDER == [c for c in RULES]
+    for code, rule in RULES.items():
+        row = rows[code]
+        assert (row.name, f"tritoncfg.checks.{row.module}") == (rule.name, rule.module)
+        assert getattr(sys.modules[rule.module], row.attribute) is rule
+    removed = [row.code for row in rows.values() if row.lifecycle == "removed"]
+    assert removed == ["TC905", "TC908", "TC909"] and not set(removed) & set(RULES)
+
+
+def test_a_declaration_the_table_does_not_name_is_refused() -> None:
+    with pytest.raises(TableError, match=r"TC997 \(io.labels:x\) is not a rule in rules.tsv"):
+        row_for("TC997", "tritoncfg.checks.io.labels", "x")
+    with pytest.raises(TableError, match=r"TC331 is declared at io\.tensors:label_file_missing"):
+        row_for("TC331", "tritoncfg.checks.io.tensors", "label_file_missing")
+    with pytest.raises(TableError, match="TC905"):
+        row_for("TC905", "tritoncfg.checks.practice.serving", "-")
+
+
+_SHUFFLED_LINT = """
+import importlib, json, random, sys
+from tritoncfg.checks.core.index import families
+order = families()
+random.Random(int(sys.argv[1])).shuffle(order)
+for family in order:
+    importlib.import_module(f"tritoncfg.checks.{family}")
+from tritoncfg.cli.main import main
+sys.argv = ["tritoncfg", "lint", "--no-cache", "-f", "json", *sys.argv[2:]]
+main()
+"""
+
+
+def test_the_order_families_are_imported_in_changes_nothing(tmp_path: Path) -> None:
+    """Every family imported in a shuffled order, three times: the same report, byte for byte,
+    as a run that imports them as it needs them (ensembles' first step errors included)."""
+    repo = tmp_path / "repo"
+    for name, text in {
+        "step": 'backend: "python"\nmax_batch_size: 8\n'
+        'input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
+        'output [ { name: "y" data_type: TYPE_FP32 dims: [ -1 ] } ]\n'
+        "dynamic_batching { preferred_batch_size: [ 16 ] }\n"
+        "instance_group [ { kind: KIND_GPU gpus: [ 7 ] } ]\n",
+        "pipe": 'platform: "ensemble"\nmax_batch_size: 8\n'
+        'input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
+        'output [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
+        'ensemble_scheduling { step [ { model_name: "step" model_version: -1\n'
+        'input_map { key: "x" value: "x" } output_map { key: "y" value: "y" } } ] }\n',
+    }.items():
+        (repo / name / "1").mkdir(parents=True)
+        (repo / name / "config.pbtxt").write_text(text, encoding="utf-8")
+    (repo / "step" / "1" / "model.py").write_text("", encoding="utf-8")
+    reports = [
+        subprocess.run(
+            [sys.executable, "-c", _SHUFFLED_LINT, str(seed), str(repo)],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        for seed in (0, 1, 2)
+    ]
+    plain = subprocess.run(
+        [sys.executable, "-m", "tritoncfg", "lint", "--no-cache", "-f", "json", str(repo)],
+        cwd=tmp_path,
         capture_output=True,
         text=True,
-        check=True,
-    ).stdout
-    assert fresh == INDEX_FILE.read_text(encoding="utf-8"), "stale: run `make docs`"
-    assert list(rule_index()) == ORDER
+        check=False,
+    )
+    assert plain.returncode == 1 and "TC" in plain.stdout, plain.stderr
+    codes = [d["code"] for d in json.loads(plain.stdout)["diagnostics"]]
+    assert len(set(codes)) >= 3, codes  # errors from several families, in both models
+    for report in reports:
+        assert (report.returncode, report.stdout) == (plain.returncode, plain.stdout), report.stderr
 
 
 _LINT_AND_LIST_FAMILIES = """

@@ -160,3 +160,46 @@ def test_lint_looks_for_suppressions_where_every_comment_has_its_marker(tmp_path
     assert SUPPRESSION_MARKER in suppress._NOQA.pattern
     config = BATCHING.format(comment=f"  # {SUPPRESSION_MARKER} noqa TC903")
     assert [c for c, _ in _lint(tmp_path, config) if c == "TC903"] == []
+
+
+def test_a_removed_code_is_named_as_removed_in_a_suppression_and_a_selector(
+    tmp_path: Path,
+) -> None:
+    """TC905 is a removed line of the rule table: the code is never reused, a suppression of it
+    says it was removed, and selecting it is an error that says so."""
+    from tritoncfg.api import lint as lint_with_messages
+    from tritoncfg.checks.core.selection import SelectorError, check_selectors
+
+    found = _lint(tmp_path, BATCHING.format(comment="  # tritoncfg: noqa TC903, TC905"))
+    assert ("TC011", 3) in found and "TC903" not in [c for c, _ in found]
+    result = lint_with_messages(tmp_path / "repo")
+    (message,) = [d.message for d in result.diagnostics if d.code == "TC011"]
+    assert message == "suppression names TC905, a rule removed in 0.1.0"
+    with pytest.raises(SelectorError, match=r"rule TC905 was removed in 0\.1\.0"):
+        check_selectors(["TC905"])
+
+
+def test_a_preview_rule_runs_only_when_named(tmp_path: Path) -> None:
+    """A rule whose table line says `preview` is left out of ALL and of prefixes, and runs when
+    selected by its code or name."""
+    from dataclasses import replace
+
+    from tritoncfg.checks.core import selection
+    from tritoncfg.checks.core.table import table
+
+    config = BATCHING.format(comment="")
+    assert ("TC903", 3) in _lint(tmp_path, config)  # the rule runs, and finds this
+    rows = table()
+    stable = rows["TC903"]
+    rows["TC903"] = replace(stable, lifecycle="preview")
+    selection._preview.cache_clear()
+    try:
+        assert "TC903" not in [c for c, _ in _lint(tmp_path, config)]
+        by_prefix = RuleSelection(select=("TC9",))
+        assert "TC903" not in [c for c, _ in _lint(tmp_path, config, by_prefix)]
+        for named in ("TC903", "batching-model-without-dynamic-batching"):
+            chosen = RuleSelection(extend_select=(named,))
+            assert ("TC903", 3) in _lint(tmp_path, config, chosen)
+    finally:
+        rows["TC903"] = stable
+        selection._preview.cache_clear()

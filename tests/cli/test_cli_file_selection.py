@@ -105,3 +105,103 @@ def test_the_cache_follows_a_model_that_becomes_ignored(project: Path) -> None:
     (project / ".git" / "info" / "exclude").write_text("")
     (project / "repo" / "a" / ".gitignore").write_text("config.pbtxt\n")
     assert _linted("repo", cwd=project) == set()
+
+
+def test_stdin_named_as_an_excluded_or_ignored_file_is_skipped_only_with_force_exclude(
+    project: Path,
+) -> None:
+    """`lint - --stdin-filename NAME`: NAME is a path given by name, as ruff takes it."""
+    for name in ("repo/b/config.pbtxt", "repo/c/config.pbtxt", "repo/new/config.pbtxt"):
+        linted = run("lint", "-", "--stdin-filename", name, "-f", "json", stdin=UGLY, cwd=project)
+        assert linted.returncode == 1, linted.stderr
+        paths = {d["path"] for d in json.loads(linted.stdout)["diagnostics"]}
+        assert paths == {name, str(Path(name).parent)}  # TC105 on the model folder
+    (project / "repo" / ".gitignore").write_text("c/\nnew/\n")
+    for name in ("repo/b/config.pbtxt", "repo/c/config.pbtxt", "repo/new/config.pbtxt"):
+        args = ("lint", "-", "--stdin-filename", name, "--force-exclude", "-f", "json")
+        skipped = run(*args, stdin=UGLY, cwd=project)
+        assert skipped.returncode == 0, skipped.stderr
+        assert json.loads(skipped.stdout)["diagnostics"] == []
+    kept = run("lint", "-", "--stdin-filename", "repo/a/config.pbtxt", "--force-exclude",
+               "-f", "json", stdin=UGLY, cwd=project)  # fmt: skip
+    assert kept.returncode == 1 and json.loads(kept.stdout)["diagnostics"], kept.stderr
+
+
+def test_add_noqa_writes_only_to_the_models_selected(project: Path) -> None:
+    typo = 'name: "{name}"\nbackend: "python"\nmax_batch_size: 8\n'  # TC903 on line 3
+    for name in ("a", "b", "c"):
+        (project / "repo" / name / "config.pbtxt").write_text(typo.format(name=name))
+    result = run("lint", "--add-noqa", "repo", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert "Added 1 noqa directive." in result.stderr
+    assert "# tritoncfg: noqa TC903" in (project / "repo" / "a" / "config.pbtxt").read_text()
+    for name in ("b", "c"):  # excluded, ignored: left byte for byte
+        assert (project / "repo" / name / "config.pbtxt").read_text() == typo.format(name=name)
+
+
+def test_isolated_ignores_the_file_selection_settings_too(project: Path) -> None:
+    """--isolated: the settings file's exclude, respect-gitignore and force-exclude are not
+    read; the defaults (.gitignore respected, named paths taken) and the options given apply."""
+    (project / "tritoncfg.toml").write_text(
+        'exclude = ["repo/b"]\nrespect-gitignore = false\nforce-exclude = true\n'
+    )
+    named = ("repo/a/config.pbtxt", "repo/b/config.pbtxt", "repo/c/config.pbtxt")
+    assert _linted("repo", cwd=project) == {"a", "c"}  # respect-gitignore = false
+    assert _linted(*named, cwd=project) == {"a", "c"}  # and force-exclude
+    assert _linted("--isolated", "repo", cwd=project) == {"a", "b"}
+    assert _linted("--isolated", *named, cwd=project) == {"a", "b", "c"}
+    assert _linted("--isolated", "--force-exclude", *named, cwd=project) == {"a", "b"}
+    inline = ("--isolated", "--config", "respect-gitignore = false", "repo")
+    assert _linted(*inline, cwd=project) == {"a", "b", "c"}
+
+
+def test_the_fast_path_takes_force_exclude_with_the_environment(project: Path) -> None:
+    """The hook's `lint --force-exclude FILE...` skips Typer and still reads
+    TRITONCFG_OUTPUT_FORMAT and TRITONCFG_CACHE_DIR."""
+    import os
+    import sys
+
+    probe = (
+        "import atexit, sys\natexit.register(lambda: sys.stderr.write("
+        "'[typer]' if 'typer' in sys.modules else '[fast]'))\n"
+        "from tritoncfg.cli.main import main; main()"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "FORCE_COLOR"} | {
+        "NO_COLOR": "1",
+        "TRITONCFG_OUTPUT_FORMAT": "concise",
+        "TRITONCFG_CACHE_DIR": str(project / "elsewhere"),
+    }
+    files = ("repo/a/config.pbtxt", "repo/b/config.pbtxt", "repo/c/config.pbtxt")
+    done = subprocess.run(
+        [sys.executable, "-c", probe, "lint", "--force-exclude", *files],
+        capture_output=True, text=True, cwd=project, env=env, check=False, timeout=120,
+    )  # fmt: skip
+    assert done.stderr == "[fast]" and done.returncode == 1, done.stderr
+    assert done.stdout.startswith("repo/a: TC105 model 'a'")  # concise: no rule name
+    assert "repo/b" not in done.stdout and "repo/c" not in done.stdout
+    assert (project / "elsewhere" / "CACHEDIR.TAG").is_file()
+    assert not (project / ".tritoncfg_cache").exists()
+
+
+def test_watch_starts_no_run_for_a_file_left_out(project: Path) -> None:
+    """--watch's filter: a change to a selected config counts; one under an excluded or ignored
+    model does not; a .gitignore or the settings always does, and the selection is read again."""
+    pytest.importorskip("watchfiles")
+    from watchfiles import Change
+
+    from tritoncfg.cli.lint_core import LintRequest
+    from tritoncfg.cli.watch import _targets, _Wanted
+
+    repo = project / "repo"
+    request = LintRequest((str(repo),))
+    wanted = _Wanted(request, _targets(request))
+    modified = Change.modified
+    assert wanted(modified, str(repo / "a" / "config.pbtxt"))
+    assert not wanted(modified, str(repo / "b" / "config.pbtxt"))  # exclude
+    assert not wanted(modified, str(repo / "c" / "config.pbtxt"))  # .gitignore
+    assert wanted(modified, str(repo / ".gitignore"))
+    assert wanted(modified, str(project / "tritoncfg.toml"))
+    (repo / ".gitignore").write_text("a/\n")
+    wanted.reread()
+    assert not wanted(modified, str(repo / "a" / "config.pbtxt"))
+    assert wanted(modified, str(repo / "c" / "config.pbtxt"))

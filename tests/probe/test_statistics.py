@@ -180,3 +180,61 @@ def test_onnx_runtime_points_report_their_windows_spread(tmp_path: Path) -> None
         # (plus the rounding of the spread to 0.1 us)
         assert point.cv is not None and 0 <= point.cv <= (high - low + 0.0002) / low
         assert point.stable is not None
+
+
+def test_on_onnx_runtime_the_spread_covers_another_runs_figure(tmp_path: Path) -> None:
+    """A real ONNX Runtime session, each batch size 1..8 probed three times over, timed in turn
+    the way probe times a model's points (`time_in_turn`: one window of each, round after
+    round): each run's median at a batch size lies within the spread every other run of it
+    reports, widened by the stability tolerance the windows were measured to."""
+    from probe.probekit import helper, write_model
+
+    from tritoncfg.probe.execute import Timing, checked, time_in_turn
+    from tritoncfg.probe.measure import Windows
+    from tritoncfg.probe.runners.onnxruntime import OnnxRuntimeRunner
+
+    graph = helper.make_graph(  # 4 -> 256 -> 4: tens of us a batch
+        [
+            helper.make_node("MatMul", ["x", "w1"], ["h1"]),
+            helper.make_node("Relu", ["h1"], ["a1"]),
+            helper.make_node("MatMul", ["a1", "w2"], ["y"]),
+        ],
+        "mlp",
+        [helper.make_tensor_value_info("x", 1, ["N", 4])],
+        [helper.make_tensor_value_info("y", 1, ["N", 4])],
+        initializer=[
+            helper.make_tensor("w1", 1, [4, 256], [0.01] * 1024),
+            helper.make_tensor("w2", 1, [256, 4], [0.01] * 1024),
+        ],
+    )
+    model = write_model(tmp_path / "model.onnx", graph)
+    settings = ProbeSettings(window_ms=10, timed_runs=3, threads=1)
+    runner = OnnxRuntimeRunner(settings)
+    runner.load(model, CONFIG)
+    timings = []
+    for batch in range(1, 9):
+        point = TestPoint(batch, {"x": (batch, 4)}, reasons=("sweep",))
+        inputs = {"x": np.ones((batch, 4), np.float32)}
+        for _ in range(3):
+            found = checked(runner, CONFIG, point, inputs, settings)
+            assert found.status == "OK", found.reason
+            timing = Timing(len(timings), point, inputs, found, Windows(settings, batch))
+            timings.append(timing)
+    sent: list[int] = []
+    time_in_turn(runner, timings, settings, lambda kind, i: kind == "point" and sent.append(i[0]))
+    runner.close()
+    assert sorted(sent) == list(range(24))  # every point's result sent, once
+    assert len({t.result.windows for t in timings}) == 1  # the points stopped together
+    tolerance = settings.stability_percentage / 100
+    for batch in range(1, 9):
+        runs = [t.result for t in timings if t.point.batch_size == batch]
+        for reported, other in itertools.permutations(runs, 2):
+            assert reported.windows is not None and reported.windows >= STABLE_WINDOWS
+            assert reported.spread_ms is not None and other.latency_ms is not None
+            low, high = reported.spread_ms
+            median = other.latency_ms["p50"]
+            assert median is not None
+            assert low * (1 - tolerance) <= median <= high * (1 + tolerance), (
+                f"b={batch}: {median} outside {low}..{high}",
+                [(p.spread_ms, (p.latency_ms or {}).get("p50"), p.stable) for p in runs],
+            )

@@ -16,22 +16,13 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, TritonEnv
 from lintkit import make_model
+from load_verdict_cases import ECHO, IO
 
 from tritoncfg.triton.load import ServerDied, load_model
 from tritoncfg.triton.locate import locate_server
 from tritoncfg.triton.process import ServerStartError, TritonServer
 
 EXAMPLES = ROOT / "examples" / "model_repository"
-ECHO = (
-    "import triton_python_backend_utils as pb_utils\n"
-    "class TritonPythonModel:\n"
-    "    def execute(self, requests):\n"
-    "        return [pb_utils.InferenceResponse([]) for _ in requests]\n"
-)
-IO = (
-    'input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
-    'output [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
-)
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,8 @@ TC8xx model_formats · TC9xx practice · TC000 verify.
 
 Importing this package imports no family: `RULES` (every rule) and `run_checks` are loaded when
 first used, and a lint run loads only the families of the rules it selected
-(`core.index.load_rules`).
+(`core.index.load_rules`). Which rules exist, their names, order and lifecycle: the rule table,
+`rules.tsv` (`core/table.py`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tritoncfg.checks.core.context import Finding, LintOptions
-from tritoncfg.checks.core.index import FAMILIES, load_rules
+from tritoncfg.checks.core.index import load_rules
 from tritoncfg.checks.core.registry import Rule
 
 if TYPE_CHECKING:
@@ -34,4 +35,4 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["FAMILIES", "RULES", "Finding", "LintOptions", "Rule", "load_rules", "run_checks"]
+__all__ = ["RULES", "Finding", "LintOptions", "Rule", "load_rules", "run_checks"]

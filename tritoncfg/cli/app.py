@@ -31,6 +31,7 @@ class Commands(LazyGroup):
         "gen": LazyCommand("tritoncfg.cli.gen:app", group=True),
         "simulate": LazyCommand("tritoncfg.cli.simulate:simulate_command"),
         "tune": LazyCommand("tritoncfg.cli.tune:tune_command"),
+        "version": LazyCommand("tritoncfg.cli.version:version_command"),
     }
 
 
@@ -56,7 +57,7 @@ def _root(
     version: Annotated[
         bool,
         typer.Option(
-            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+            "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."
         ),
     ] = False,
 ) -> None:

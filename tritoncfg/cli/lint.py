@@ -12,6 +12,8 @@ import typer
 from tritoncfg.cli.common import Color, fail
 from tritoncfg.cli.file_selection import FORCE_EXCLUDE, RESPECT_GITIGNORE
 from tritoncfg.cli.lint_core import LintRequest, OutputFormat, run_lint
+from tritoncfg.cli.lint_input import LintInputs, config_arguments
+from tritoncfg.cli.lint_output import ENV_OUTPUT_FORMAT, OutputOptions
 from tritoncfg.lintoptions import LintOverrides
 
 
@@ -49,7 +51,8 @@ def lint_command(
         typer.Argument(
             metavar="PATHS...",
             help="Model repositories, model directories or config files; s3://, gs:// and as:// "
-            "repositories are read through the cloud extra.",
+            "repositories are read through the cloud extra; - reads one config from standard "
+            "input (with --stdin-filename).",
             show_default=False,
         ),
     ],
@@ -59,7 +62,8 @@ def lint_command(
             "--format",
             "-f",
             metavar="<format>",  # the choices in the help: a long metavar breaks mid-word
-            help="Output format: text, json, sarif, github or junit.",
+            envvar=ENV_OUTPUT_FORMAT,
+            help="Output format: text, concise, json, json-lines, sarif, github, gitlab or junit.",
         ),
     ] = OutputFormat.text,
     triton_mode: Annotated[
@@ -133,20 +137,85 @@ def lint_command(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Print diagnostics only, no summary.")
     ] = False,
-    statistics: Annotated[
-        bool, typer.Option("--statistics", help="Print the count of findings per rule.")
+    silent: Annotated[
+        bool,
+        typer.Option(
+            "--silent", "-s", help="Print nothing; the exit status says it (errors still shown)."
+        ),
     ] = False,
-    config: Annotated[
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="Also say, on stderr, which settings file and cache are used, the models "
+            "found, the cache hits and the time taken.",
+        ),
+    ] = False,
+    statistics: Annotated[
+        bool,
+        typer.Option(
+            "--statistics",
+            help="Print the count of findings per rule instead of the findings (JSON with "
+            "--format json).",
+        ),
+    ] = False,
+    output_file: Annotated[
         Path | None,
         typer.Option(
-            "--config", help="Read settings from this file (pyproject.toml or tritoncfg.toml)."
+            "--output-file",
+            "-o",
+            help="Write the report to this file (atomically, no colour) instead of stdout.",
+        ),
+    ] = None,
+    exit_zero: Annotated[
+        bool,
+        typer.Option(
+            "--exit-zero", help="Exit 0 even with error findings (usage errors still exit 2)."
+        ),
+    ] = False,
+    exit_non_zero_on_fix: Annotated[
+        bool,
+        typer.Option(
+            "--exit-non-zero-on-fix",
+            help="With --fix: exit 1 if a file was fixed, even when no finding remains.",
+        ),
+    ] = False,
+    config: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--config",
+            metavar="<file|KEY = VALUE>",
+            help="Read settings from this file (pyproject.toml or tritoncfg.toml), or set one "
+            "setting in TOML, e.g. --config 'triton-mode = \"strict\"' (repeatable; these win "
+            "over the file).",
         ),
     ] = None,
     isolated: Annotated[
-        bool, typer.Option("--isolated", help="Ignore configuration files.")
+        bool,
+        typer.Option(
+            "--isolated",
+            help="Ignore every settings file (its repository key included); inline --config "
+            "settings still apply.",
+        ),
     ] = False,
     apply_fixes: Annotated[
         bool, typer.Option("--fix", help="Apply safe fixes (atomic writes; comments kept).")
+    ] = False,
+    show_fixes: Annotated[
+        bool,
+        typer.Option(
+            "--show-fixes",
+            help="List the fixes applied (with --fix) or available, per file and rule.",
+        ),
+    ] = False,
+    add_noqa: Annotated[
+        bool,
+        typer.Option(
+            "--add-noqa",
+            help="Write a '# tritoncfg: noqa CODE' comment for every current finding; "
+            "change nothing else.",
+        ),
     ] = False,
     unsafe_fixes: Annotated[
         bool, typer.Option("--unsafe-fixes", help="Also apply fixes that may change behaviour.")
@@ -174,14 +243,36 @@ def lint_command(
             show_default=False,
         ),
     ] = None,
+    cache_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--cache-dir",
+            help="Where the cache lives (default: .tritoncfg_cache/ beside the settings file; "
+            "env TRITONCFG_CACHE_DIR, setting cache-dir).",
+        ),
+    ] = None,
+    watch: Annotated[
+        bool,
+        typer.Option("--watch", help="Lint again whenever a file changes (needs watchfiles)."),
+    ] = False,
+    stdin_filename: Annotated[
+        str | None,
+        typer.Option(
+            metavar="<name>",
+            help="With the path -: the name of the config read from standard input; its model "
+            "and settings are NAME's (with --force-exclude, an excluded or ignored NAME is "
+            "skipped). Nothing is written.",
+        ),
+    ] = None,
     color: Annotated[Color, typer.Option(help="Colour in text output.")] = Color.auto,
     respect_gitignore: Annotated[bool | None, RESPECT_GITIGNORE] = None,
     force_exclude: Annotated[bool | None, FORCE_EXCLUDE] = None,
 ) -> None:
     """Check configs the way Triton loads them, and report every problem with file:line:col.
 
-    Exit status: 0 no error findings, 1 error findings (or warnings with --warnings-as-errors),
-    2 usage error, unreadable path, or a model not linted (its process killed twice).
+    Exit status: 0 no error findings (or --exit-zero), 1 error findings (or warnings with
+    --warnings-as-errors; with --exit-non-zero-on-fix, a fix applied), 2 usage error, unreadable
+    path, or a model not linted (its process killed twice).
     """
     raise typer.Exit(run_lint(lint_request(locals())))
 
@@ -205,9 +296,11 @@ def lint_request(params: Mapping[str, Any]) -> LintRequest:
         severity_overrides=_severities(params["severity_override"]),
         warnings_as_errors=params["warnings_as_errors"],
         cache=params["cache"],
+        cache_dir=params["cache_dir"],
         respect_gitignore=params["respect_gitignore"],
         force_exclude=params["force_exclude"],
     )
+    config, settings = config_arguments(params["config"])
     fixing = params["apply_fixes"] or params["show_diff"]
     return LintRequest(
         tuple(params["raw_paths"]),
@@ -216,9 +309,24 @@ def lint_request(params: Mapping[str, Any]) -> LintRequest:
         quiet=params["quiet"],
         statistics=params["statistics"],
         color=params["color"],
-        config=params["config"],
+        config=config,
         isolated=params["isolated"],
         fix=("unsafe" if params["unsafe_fixes"] else "safe") if fixing else None,
         diff=params["show_diff"],
         jobs=params["jobs"],
+        inputs=LintInputs(
+            stdin_filename=params["stdin_filename"],
+            settings=settings,
+            show_fixes=params["show_fixes"],
+            unsafe_fixes=params["unsafe_fixes"],
+            add_noqa=params["add_noqa"],
+            watch=params["watch"],
+        ),
+        output=OutputOptions(
+            output_file=params["output_file"],
+            exit_zero=params["exit_zero"],
+            exit_non_zero_on_fix=params["exit_non_zero_on_fix"],
+            silent=params["silent"],
+            verbose=params["verbose"],
+        ),
     )

@@ -10,23 +10,24 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TextIO
 
+from tritoncfg.cli import lint_output
 from tritoncfg.cli.common import (
-    EXIT_FINDINGS,
-    EXIT_OK,
     EXIT_USAGE,
     Color,
     fail,
     refuse_cloud,
-    use_color,
 )
+from tritoncfg.cli.lint_input import LintInputs, check_request, with_environment
+from tritoncfg.cli.lint_output import OutputOptions
 from tritoncfg.cloud.url import is_cloud
 from tritoncfg.lintoptions import LintOverrides
 from tritoncfg.record import record
 
 if TYPE_CHECKING:
     from tritoncfg.api import LintResult
+    from tritoncfg.diagnostics import Diagnostic
     from tritoncfg.fixer import FixOutcome
 
 
@@ -36,6 +37,14 @@ class OutputFormat(StrEnum):
     sarif = "sarif"
     github = "github"
     junit = "junit"
+    concise = "concise"
+    json_lines = "json-lines"
+    gitlab = "gitlab"
+
+
+# the formats that mark fixable findings with `[*]` and end with the fixable count (as ruff's
+# full and concise output)
+FIX_REPORT_FORMATS = (OutputFormat.text, OutputFormat.concise)
 
 
 @record(frozen=True)
@@ -53,6 +62,13 @@ class LintRequest:
     fix: Literal["safe", "unsafe"] | None = None  # --fix, --unsafe-fixes
     diff: bool = False  # --diff: print the fixes, change nothing
     jobs: int | None = None
+    inputs: LintInputs = LintInputs()  # stdin, --config KEY = VALUE, --add-noqa, --watch, ...
+    output: OutputOptions = OutputOptions()  # -o, -s, -v, --exit-zero, --exit-non-zero-on-fix
+
+    @property
+    def unsafe_fixes(self) -> bool:
+        """Whether unsafe fixes count as fixable: `--unsafe-fixes`, with or without `--fix`."""
+        return self.fix == "unsafe" or self.inputs.unsafe_fixes
 
 
 def run_lint(request: LintRequest) -> int:
@@ -60,30 +76,54 @@ def run_lint(request: LintRequest) -> int:
     stopped by SIGTERM or SIGHUP while its pool ran, 128 + the signal (its workers stopped)."""
     from tritoncfg.processes.supervise import Terminated
 
+    request = with_environment(request)
+    check_request(request)
+    lint_output.check(request)
     try:
+        if request.inputs.watch:
+            from tritoncfg.cli.watch import watch
+
+            return watch(request, _run_lint)
         return _run_lint(request)
     except Terminated as stop:
         return 128 + stop.signum
 
 
 def _run_lint(request: LintRequest) -> int:
+    started = lint_output.begin(request)
+    if request.inputs.add_noqa:
+        from tritoncfg.cli.add_noqa import add_noqa
+
+        result = _lint(request)
+        lint_output.finish(request, result, started)
+        return add_noqa(result, quiet=request.quiet, silent=request.output.silent)
+    applied: list[Diagnostic] | None = None  # the fixes --fix applied
+    changed = False
     if request.fix or request.diff:
         refuse_cloud([Path(p) for p in request.paths if is_cloud(p)], "lint --fix")
         outcome = _fix(request)
-        changed = _apply_fixes(outcome, diff_only=request.diff, unsafe=request.fix == "unsafe")
+        changed = _apply_fixes(
+            outcome,
+            diff_only=request.diff,
+            unsafe=request.fix == "unsafe",
+            silent=request.output.silent,
+        )
         if request.diff:
-            return EXIT_FINDINGS if changed else EXIT_OK
-        result = outcome.result
+            return lint_output.exit_status(request.output, failed=changed)
+        result, applied = outcome.result, outcome.applied
     else:
         result = _lint(request)
-    for note in result.notes:  # the run goes on without what it could not use (the cache)
+    lint_output.finish(request, result, started)
+    for note in () if request.output.silent else result.notes:  # the run goes on without it
         sys.stderr.write(f"tritoncfg: warning: {note}\n")
-    _render(request, result)
+    with lint_output.report_stream(request) as out:
+        _render(request, result, out)
+        _report_fixes(request, result, applied, out)
     for lost in result.lost:  # after the findings of the others: the lint is incomplete
         sys.stderr.write(f"tritoncfg: error: {lost}\n")
     if result.lost:
         return EXIT_USAGE
-    return EXIT_FINDINGS if result.failed else EXIT_OK
+    return lint_output.exit_status(request.output, failed=result.failed, fixed=changed)
 
 
 def _lint(request: LintRequest) -> LintResult:
@@ -91,12 +131,17 @@ def _lint(request: LintRequest) -> LintResult:
     from tritoncfg.api import lint_project
 
     try:
+        if request.inputs.stdin_filename is not None:
+            from tritoncfg.cli.lint_input import lint_stdin, read_stdin
+
+            return lint_stdin(request, read_stdin())
         return lint_project(
             request.paths,
             request.overrides,
             config=request.config,
             isolated=request.isolated,
             jobs=request.jobs,
+            settings_overrides=request.inputs.settings,
         )
     except Exception as error:
         _fail_on_usage_error(error)
@@ -113,6 +158,7 @@ def _fix(request: LintRequest) -> FixOutcome:
             unsafe=request.fix == "unsafe",
             config=request.config,
             isolated=request.isolated,
+            settings_overrides=request.inputs.settings,
         )
     except Exception as error:
         _fail_on_usage_error(error)
@@ -133,7 +179,7 @@ def _fail_on_usage_error(error: Exception) -> None:
         fail(str(error))
 
 
-def _apply_fixes(outcome: FixOutcome, *, diff_only: bool, unsafe: bool) -> bool:
+def _apply_fixes(outcome: FixOutcome, *, diff_only: bool, unsafe: bool, silent: bool) -> bool:
     """Write the fixes (or print them as a diff); whether anything changes."""
     import difflib
 
@@ -153,7 +199,7 @@ def _apply_fixes(outcome: FixOutcome, *, diff_only: bool, unsafe: bool) -> bool:
                 write_atomic(Path(path), outcome.after[path], root=root_of(path), expect=read)
             except OSError as exc:  # the file is left as it was: a link out, an edit since
                 fail(f"{path}: cannot write the fixes: {exc.strerror or exc}")
-    if not diff_only:
+    if not diff_only and not silent:
         remaining = sum(1 for d in outcome.result.diagnostics if d.fix is not None)
         hint = f"; {remaining} more with --unsafe-fixes" if remaining and not unsafe else ""
         fixed, files = len(outcome.applied), len(outcome.changed)
@@ -185,11 +231,12 @@ def _relative(result: LintResult) -> None:
     result.file_paths = [show(p) for p in result.file_paths]
 
 
-def _render(request: LintRequest, result: LintResult) -> None:
-    out = sys.stdout
+def _render(request: LintRequest, result: LintResult, out: TextIO) -> None:
     output_format = request.output_format
     if output_format is not OutputFormat.sarif:
         _relative(result)
+    if lint_output.render(request, result, out):  # --statistics, concise, json-lines, gitlab
+        return
     if output_format is OutputFormat.json:
         from tritoncfg.report.json import render_json
 
@@ -221,7 +268,8 @@ def _render(request: LintRequest, result: LintResult) -> None:
         )
         out.write(junit + "\n")
     else:
-        from tritoncfg.report.text import render_statistics, render_text
+        from tritoncfg.cli.fix_report import fixable_test
+        from tritoncfg.report.text import render_text
 
         render_text(
             out,
@@ -229,8 +277,27 @@ def _render(request: LintRequest, result: LintResult) -> None:
             result.sources,
             files=result.files,
             models=result.models,
-            color=use_color(request.color, out),
+            color=lint_output.color(request, out),
             summary=not request.quiet,
+            fixable=fixable_test(request.unsafe_fixes),
         )
-        if request.statistics:
-            render_statistics(out, result.diagnostics)
+
+
+def _report_fixes(
+    request: LintRequest, result: LintResult, applied: list[Diagnostic] | None, out: TextIO
+) -> None:
+    """Text and concise output, as ruff's: the fixable count under the summary; with
+    --show-fixes, the fixes applied (--fix) or those --fix would apply. Into the report's
+    stream (-o, -s); not with -q, nor under --statistics' table."""
+    if request.output_format not in FIX_REPORT_FORMATS or request.quiet or request.statistics:
+        return
+    from tritoncfg.cli.fix_report import fixable_test, write_fix_list, write_fixable_line
+
+    if request.inputs.show_fixes:
+        if applied is not None:
+            n = len(applied)
+            write_fix_list(out, f"Fixed {n} finding{'s' if n != 1 else ''}", applied)
+        else:
+            fixable = [d for d in result.diagnostics if fixable_test(request.unsafe_fixes)(d)]
+            write_fix_list(out, f"Fixable with `--fix` ({len(fixable)})", fixable)
+    write_fixable_line(out, result.diagnostics, unsafe=request.unsafe_fixes)

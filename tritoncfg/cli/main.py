@@ -3,8 +3,9 @@
 `tritoncfg lint [--force-exclude] PATH...` is how pre-commit calls the hook, once per commit:
 that shape runs `run_lint` (cli/lint_core.py) with the command's defaults, without importing
 Typer, Click or Rich (about a quarter of a one-config run). The Typer command runs the same
-`run_lint`, so the output is the same byte for byte. Any other command line (an option, help,
-no path, shell completion) goes to the Typer app, which parses and reports it.
+`run_lint`, so the output is the same byte for byte; TRITONCFG_OUTPUT_FORMAT is read by both.
+Any other command line (an option, help, no path, shell completion, a TRITONCFG_OUTPUT_FORMAT
+that names no format) goes to the Typer app, which parses and reports it.
 """
 
 from __future__ import annotations
@@ -31,7 +32,12 @@ def plain_lint(args: list[str]) -> bool:
 
 def main() -> None:
     args = sys.argv[1:]
-    if not plain_lint(args):
+    output_format = None
+    if plain_lint(args):
+        from tritoncfg.cli.lint_output import environment_format
+
+        output_format = environment_format()
+    if output_format is None:
         from tritoncfg.cli.app import app
 
         app()
@@ -42,7 +48,7 @@ def main() -> None:
     paths = tuple(arg for arg in args[1:] if arg != FORCE_EXCLUDE)
     overrides = LintOverrides(force_exclude=True) if FORCE_EXCLUDE in args[1:] else LintOverrides()
     try:
-        status = run_lint(LintRequest(paths, overrides))
+        status = run_lint(LintRequest(paths, overrides, output_format=output_format))
     except KeyboardInterrupt:  # as Typer's main: no traceback
         status = 130
     except BrokenPipeError:  # `tritoncfg lint ... | head`: as Typer's main

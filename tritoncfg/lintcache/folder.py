@@ -78,6 +78,8 @@ class CacheFolder:
         made = False
         try:
             if create:
+                # a --cache-dir elsewhere (~/.cache/tritoncfg/x) may need its parents
+                os.makedirs(self.path.parent, exist_ok=True)
                 with suppress(FileExistsError):
                     os.mkdir(self.path)
                     made = True

@@ -3,8 +3,9 @@ happens (`emit`), so the parent knows which point was running if the runtime cra
 
 Per point: inputs (generated or `--data-dir`), a first run whose outputs are checked against
 the config's declared outputs (name, data type, shape with the batch), `warmup_runs - 1` more
-warm-up runs, then measurement windows until the latest three agree (`measure.py`): latency
-percentiles, throughput (batch size x runs / their total time) and the spread of the windows.
+warm-up runs. Then the points that passed are timed in turn, one measurement window each,
+round after round, until each has had three in a row agree (`measure.py`): latency percentiles,
+throughput and the spread of the windows.
 A runner that times itself (CUDA events) reports its own latencies in `RunOutput.latencies_ms`;
 otherwise the host clock around `run` is used.
 When TensorRT runs an `.onnx` file, each point's first outputs are also compared with ONNX
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from tritoncfg.probe.contract import (
@@ -27,8 +29,10 @@ from tritoncfg.probe.contract import (
     TestPoint,
 )
 from tritoncfg.probe.flow import Flow
+from tritoncfg.probe.measure import Windows
 from tritoncfg.probe.plan import ModelPlan
-from tritoncfg.probe.results import work
+from tritoncfg.probe.results import UNTIMED, work
+from tritoncfg.record import record
 from tritoncfg.schema import DataType, ModelConfig
 
 if TYPE_CHECKING:
@@ -114,6 +118,21 @@ def _all(emit: Emit, items: list[Any], indices: range, status: str, reason: str)
         emit("point", (i, PointResult(items[i][1], status, reason)))  # type: ignore[arg-type]
 
 
+# inputs held at once while points are timed in turn; past it, a point is timed on its own
+TURN_BYTES = 256 * 1024 * 1024
+
+
+@record
+class Timing:
+    """A point that ran and checked out, waiting for its measurement windows."""
+
+    index: int
+    point: TestPoint
+    inputs: Mapping[str, np.ndarray]
+    result: PointResult
+    windows: Windows
+
+
 def _run_points(
     runner: Runner,
     step: ModelPlan,
@@ -124,11 +143,15 @@ def _run_points(
     flow: Flow,
     reference: Runner | None = None,
 ) -> None:
+    """Every point runs and is checked in order; the ones that pass are then timed in turn
+    (`time_in_turn`), as many as `TURN_BYTES` of inputs allow, the rest on their own."""
     from tritoncfg.probe.inputs import InputError, load_data, point_inputs
     from tritoncfg.schema.implicit import input_types
 
     types = input_types(step.config)
     data = load_data(settings.data_dir, step.model)
+    waiting: list[Timing] = []
+    held = 0
     for i in indices:
         point = items[i][1]
         emit("start", i)
@@ -140,10 +163,62 @@ def _run_points(
         if flow.feed(step, point, inputs):
             source = "wiring"
         outputs: dict[str, np.ndarray] = {}
-        result = run_point(runner, step.config, point, inputs, settings, outputs, reference)
+        result = checked(runner, step.config, point, inputs, settings, outputs, reference)
         flow.keep(step, point, outputs)
         result.inputs = source
-        emit("point", (i, result))
+        timing = Timing(i, point, inputs, result, Windows(settings, point.batch_size or 1))
+        size = sum(int(array.nbytes) for array in inputs.values())
+        if result.status != "OK" or held + size > TURN_BYTES:
+            time_in_turn(runner, [timing], settings, emit)
+            continue
+        held += size
+        waiting.append(timing)
+        emit("point", (i, replace(result, reason=UNTIMED)))  # what stands if the run stops
+    time_in_turn(runner, waiting, settings, emit)
+
+
+def time_in_turn(
+    runner: Runner, waiting: list[Timing], settings: ProbeSettings, emit: Emit
+) -> None:
+    """One measurement window of each point in turn, round after round, until every point has
+    had three consecutive windows agree, or `max_windows` rounds have run (a point whose windows
+    never agreed is then unstable: `measure.Windows`). A point that is not OK
+    is sent as it is; one that fails a window is sent then, FAIL.
+
+    Taking turns, and stopping together, gives every point windows over the same stretch of
+    the machine's time: a change in its speed (other work, a frequency step) reaches every batch
+    size alike and shows in each one's spread, instead of bending the curve between two of them
+    or escaping the points that stopped before it."""
+    from tritoncfg.probe.measure import window
+
+    pending = [t for t in waiting if t.result.status == "OK"]
+    for timing in waiting:
+        if timing.result.status != "OK":
+            emit("point", (timing.index, timing.result))
+    while pending:
+        for timing in list(pending):
+            emit("start", timing.index)
+            try:
+                timing.windows.add(window(_once(runner, timing), settings))
+            except RunnerError as exc:
+                result = timing.result
+                result.status, result.reason = "FAIL", f"failed on a repeated run: {exc}"
+                pending.remove(timing)
+                emit("point", (timing.index, result))
+        if all(t.windows.stable for t in pending) or any(t.windows.exhausted for t in pending):
+            for timing in pending:
+                _fill(timing.result, timing.windows)
+                emit("point", (timing.index, timing.result))
+            return
+
+
+def _once(runner: Runner, timing: Timing) -> Callable[[], list[float]]:
+    def once() -> list[float]:
+        start = time.perf_counter()
+        output: RunOutput = runner.run(timing.point, timing.inputs)
+        return output.latencies_ms or [(time.perf_counter() - start) * 1000.0]
+
+    return once
 
 
 def run_point(
@@ -155,8 +230,25 @@ def run_point(
     outputs: dict[str, np.ndarray] | None = None,
     reference: Runner | None = None,
 ) -> PointResult:
-    """Run, check and time one point; the first run's outputs go into `outputs` when given, and
-    are compared with the `reference` runner's on the same inputs when there is one."""
+    """Run, check and time one point on its own (windows back to back)."""
+    result = checked(runner, config, point, inputs, settings, outputs, reference)
+    timing = Timing(0, point, inputs, result, Windows(settings, point.batch_size or 1))
+    time_in_turn(runner, [timing], settings, lambda kind, payload: None)
+    return result
+
+
+def checked(
+    runner: Runner,
+    config: ModelConfig,
+    point: TestPoint,
+    inputs: Mapping[str, np.ndarray],
+    settings: ProbeSettings,
+    outputs: dict[str, np.ndarray] | None = None,
+    reference: Runner | None = None,
+) -> PointResult:
+    """Run and check one point, then its warm-up runs: OK (not timed yet) or FAIL. The first
+    run's outputs go into `outputs` when given, and are compared with the `reference` runner's
+    on the same inputs when there is one."""
     start = time.perf_counter()
     try:
         first = runner.run(point, inputs)
@@ -180,31 +272,17 @@ def run_point(
         result.status, result.reason = "FAIL", problem
         return result
     try:
-        _timed(runner, point, inputs, settings, result)
+        for _ in range(max(settings.warmup_runs - 1, 0)):
+            runner.run(point, inputs)
     except RunnerError as exc:
         result.status, result.reason = "FAIL", f"failed on a repeated run: {exc}"
     return result
 
 
-def _timed(
-    runner: Runner,
-    point: TestPoint,
-    inputs: Mapping[str, np.ndarray],
-    settings: ProbeSettings,
-    result: PointResult,
-) -> None:
-    """The warm-up runs, then measurement windows until stable (`measure.py`)."""
-    from tritoncfg.probe.measure import DIGITS, measure
+def _fill(result: PointResult, windows: Windows) -> None:
+    from tritoncfg.probe.measure import DIGITS
 
-    for _ in range(max(settings.warmup_runs - 1, 0)):
-        runner.run(point, inputs)
-
-    def once() -> list[float]:
-        start = time.perf_counter()
-        output: RunOutput = runner.run(point, inputs)
-        return output.latencies_ms or [(time.perf_counter() - start) * 1000.0]
-
-    found = measure(once, settings, point.batch_size or 1)
+    found = windows.measurement()
     result.latency_ms = found.latency_ms
     rate = found.throughput
     result.throughput = None if rate is None else round(rate, 3)
@@ -249,4 +327,4 @@ def _type_name(array: np.ndarray) -> str:
     return triton_type(array)
 
 
-__all__ = ["Emit", "check_outputs", "execute", "run_point"]
+__all__ = ["Emit", "Timing", "check_outputs", "checked", "execute", "run_point", "time_in_turn"]

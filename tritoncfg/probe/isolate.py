@@ -21,7 +21,7 @@ from typing import Any
 
 from tritoncfg.probe.contract import PointResult, ProbeSettings
 from tritoncfg.probe.plan import ModelPlan
-from tritoncfg.probe.results import NOT_RUN, ModelResult, new_result, work
+from tritoncfg.probe.results import NOT_RUN, UNTIMED, ModelResult, new_result, work
 from tritoncfg.processes.supervise import death, forward, stopping, supervised
 
 # Test-only hook: a worker whose point label contains this text calls os.abort() before running
@@ -113,6 +113,9 @@ def _stop(result: ModelResult, running: int | None, reason: str) -> None:
         elif current.reason == NOT_RUN:
             where = "" if running is None else f" ({reason.split(':')[0]} at an earlier point)"
             result.points[slot] = PointResult(current.point, "SKIP", f"not run{where}")
+        elif current.reason == UNTIMED:  # ran and checked out, its windows cut short
+            where = "" if running is None else f" ({reason.split(':')[0]} at another point)"
+            current.reason = f"outputs checked; not timed{where}"
     if running is None:
         result.model_status, result.reason = "FAIL", reason
 

@@ -1,10 +1,11 @@
-"""Timing one point the way perf_analyzer does: measurement windows until the latest three agree.
+"""Timing one point the way perf_analyzer does: measurement windows until three in a row agree.
 
 A window lasts `--window-ms` and holds at least `--runs` timed runs. Windows are repeated until
-the last `STABLE_WINDOWS` windows agree, max / min within `--stability-percentage`
+`STABLE_WINDOWS` consecutive windows agree, max / min within `--stability-percentage`
 (perf_analyzer's `--stability-percentage`), or `--max-windows` have run (the point is then
-"unstable"). The statistics come from the samples of those last windows; the spread (min..max
-of every window's figure, and their coefficient of variation) from all of them.
+"unstable"). The statistics come from the samples of the windows that agreed (else the last
+three); the spread (min..max of every window's figure, and their coefficient of variation)
+from all of them.
 
 A window's figure is its median latency, where perf_analyzer takes the mean: on a busy CPU a
 process is preempted for milliseconds at a time, and one such run among thousands of 10 us runs
@@ -28,7 +29,7 @@ from dataclasses import field
 from tritoncfg.probe.contract import ProbeSettings
 from tritoncfg.record import record
 
-STABLE_WINDOWS = 3  # perf_analyzer's: the latest three windows must agree
+STABLE_WINDOWS = 3  # perf_analyzer's: three consecutive windows must agree
 PERCENTILES = ("p50", "p90", "p95", "p99")
 DIGITS = 4  # ms rounded to 0.1 us: a small model's runs take a few us
 
@@ -37,7 +38,7 @@ DIGITS = 4  # ms rounded to 0.1 us: a small model's runs take a few us
 class Measurement:
     """What the windows of one point measured (milliseconds)."""
 
-    samples: list[float]  # the latencies of the last STABLE_WINDOWS windows
+    samples: list[float]  # the latencies of the three windows that agreed (else the last three)
     window_medians: list[float]  # every window's median latency, in order
     stable: bool
     batch: int = 1
@@ -62,23 +63,56 @@ class Measurement:
         return 0.0 if mean <= 0 else statistics.pstdev(self.window_medians) / mean
 
 
+class Windows:
+    """One point's measurement windows as they are added: stable from the first three
+    consecutive windows that agree (their samples give the statistics), done then or once
+    `max_windows` have run (unstable: the latest three give them). `measure` adds windows back
+    to back; probe adds them in turn with the model's other points (execute.py), and a point
+    that is stable goes on adding windows until they all are: they widen its spread and may
+    find its fastest window, never move its statistics."""
+
+    def __init__(self, settings: ProbeSettings, batch: int) -> None:
+        self.settings, self.batch = settings, batch
+        self.windows: list[list[float]] = []
+        self.medians: list[float] = []
+        self.agreed: int | None = None  # the index after the first three that agreed
+
+    @property
+    def stable(self) -> bool:
+        return self.agreed is not None
+
+    @property
+    def exhausted(self) -> bool:
+        """`max_windows` have run (at least three)."""
+        return len(self.windows) >= max(self.settings.max_windows, STABLE_WINDOWS)
+
+    @property
+    def done(self) -> bool:
+        return self.stable or self.exhausted
+
+    def add(self, window: list[float]) -> None:
+        self.windows.append(window)
+        self.medians.append(statistics.median(window))
+        latest = self.medians[-STABLE_WINDOWS:]
+        if self.agreed is None and len(latest) == STABLE_WINDOWS and agree(latest, self.settings):
+            self.agreed = len(self.windows)
+
+    def measurement(self) -> Measurement:
+        end = self.agreed or len(self.windows)
+        chosen = self.windows[max(end - STABLE_WINDOWS, 0) : end]
+        samples = [s for window in chosen for s in window]
+        return Measurement(samples, self.medians, self.stable, self.batch, latencies(samples))
+
+
 def measure(run: Callable[[], list[float]], settings: ProbeSettings, batch: int) -> Measurement:
     """Time `run` (one execution: the latencies it measured, ms) in windows until stable."""
-    windows: list[list[float]] = []
-    medians: list[float] = []
-    stable = False
-    while len(windows) < max(settings.max_windows, STABLE_WINDOWS):
-        window = _window(run, settings)
-        windows.append(window)
-        medians.append(statistics.median(window))
-        if len(medians) >= STABLE_WINDOWS and agree(medians[-STABLE_WINDOWS:], settings):
-            stable = True
-            break
-    samples = [s for window in windows[-STABLE_WINDOWS:] for s in window]
-    return Measurement(samples, medians, stable, batch, latencies(samples))
+    found = Windows(settings, batch)
+    while not found.done:
+        found.add(window(run, settings))
+    return found.measurement()
 
 
-def _window(run: Callable[[], list[float]], settings: ProbeSettings) -> list[float]:
+def window(run: Callable[[], list[float]], settings: ProbeSettings) -> list[float]:
     """One window: at least `window_ms` of host time and at least `timed_runs` runs."""
     samples: list[float] = []
     runs = 0
@@ -131,8 +165,10 @@ __all__ = [
     "PERCENTILES",
     "STABLE_WINDOWS",
     "Measurement",
+    "Windows",
     "agree",
     "latencies",
     "measure",
     "tail",
+    "window",
 ]

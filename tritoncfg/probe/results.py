@@ -13,6 +13,7 @@ from tritoncfg.probe.plan import ModelPlan
 from tritoncfg.record import record
 
 NOT_RUN = "not run"
+UNTIMED = "outputs checked; not timed yet"  # sent before the point's windows (execute.py)
 _WORST: dict[Status, int] = {"OK": 0, "SKIP": 1, "FAIL": 2}
 
 
@@ -122,4 +123,4 @@ def new_result(plan: ModelPlan) -> ModelResult:
     return result
 
 
-__all__ = ["NOT_RUN", "ModelResult", "Reach", "new_result", "reach", "work"]
+__all__ = ["NOT_RUN", "UNTIMED", "ModelResult", "Reach", "new_result", "reach", "work"]

@@ -6,7 +6,7 @@ alone would be a fifth of the run.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from itertools import groupby
 from typing import TextIO
 
@@ -74,7 +74,10 @@ def render_text(
     models: int,
     color: bool = False,
     summary: bool = True,
+    fixable: Callable[[Diagnostic], bool] | None = None,
 ) -> None:
+    """`fixable`: which findings `--fix` would fix, shown with `[*]` before the message (ruff's
+    marker)."""
     paint = _Painter(color)
     # written finding by finding, not gathered first: a file of 100,000 errors gives 30 MB of
     # text, which a list of its lines and their join held three times over
@@ -84,22 +87,28 @@ def render_text(
         lines = sources[path].split("\n") if path in sources else []
         out.write(separator)
         for d in group:
-            out.write("\n".join(_finding_lines(paint, d, lines)) + "\n")
+            marked = fixable is not None and fixable(d)
+            out.write("\n".join(_finding_lines(paint, d, lines, marked)) + "\n")
         separator = "\n"
-    if not summary:
-        return
+    if summary:
+        out.write(separator + summary_line(diagnostics, files=files, models=models, color=color))
+
+
+def summary_line(diagnostics: list[Diagnostic], *, files: int, models: int, color: bool) -> str:
+    """The verdict that ends the text report: `Found 1 error, ... (2 models, 2 config files).`"""
+    paint = _Painter(color)
     counts = {s: sum(d.severity is s for d in diagnostics) for s in Severity}
     scope = f"{_plural(models, 'model')}, {_plural(files, 'config file')}"
     if not diagnostics:
-        verdict = f"{paint('green', 'All checks passed')} ({scope})."
-    else:
-        parts = ", ".join(_plural(counts[s], s.value) for s in Severity)
-        found = paint("red" if counts[Severity.ERROR] else "yellow", "Found")
-        verdict = f"{found} {parts} ({scope})."
-    out.write(separator + verdict + "\n")
+        return f"{paint('green', 'All checks passed')} ({scope}).\n"
+    parts = ", ".join(_plural(counts[s], s.value) for s in Severity)
+    found = paint("red" if counts[Severity.ERROR] else "yellow", "Found")
+    return f"{found} {parts} ({scope}).\n"
 
 
-def _finding_lines(paint: _Painter, d: Diagnostic, lines: list[str]) -> list[str]:
+def _finding_lines(
+    paint: _Painter, d: Diagnostic, lines: list[str], marked: bool = False
+) -> list[str]:
     """A finding's lines: where and what, its source line with a caret, Triton's message."""
     style = _SEVERITY_STYLE[d.severity]
     # a position in a file whose text is not at hand (invalid UTF-8) is still shown
@@ -107,7 +116,7 @@ def _finding_lines(paint: _Painter, d: Diagnostic, lines: list[str]) -> list[str
     where = f"{d.path}:{d.span.line}:{d.span.column}" if placed else d.path
     found = [
         f"{paint('bold', where + ':')} {paint(style, d.code)} {paint(style, d.severity.value)} "
-        f"{paint('dim', f'({d.rule})')} {visible(d.message)}",
+        f"{paint('dim', f'({d.rule})')} {'[*] ' if marked else ''}{visible(d.message)}",
         *_snippet(paint, d, lines),
     ]
     if d.triton is not None and d.triton.message:
@@ -115,13 +124,3 @@ def _finding_lines(paint: _Painter, d: Diagnostic, lines: list[str]) -> list[str
             f"  {paint('dim', f'= triton ({d.triton.phase}):')} {visible(d.triton.message)}"
         )
     return found
-
-
-def render_statistics(out: TextIO, diagnostics: list[Diagnostic]) -> None:
-    """`--statistics`: findings per rule, most frequent first (like `ruff --statistics`)."""
-    counts: dict[tuple[str, str, str], int] = {}
-    for d in diagnostics:
-        key = (d.code, d.rule, d.severity.value)
-        counts[key] = counts.get(key, 0) + 1
-    for (code, rule, severity), n in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
-        out.write(f"{n:>5}  {code}  {severity:<7}  {rule}\n")

@@ -14,7 +14,8 @@ A model ends in one of four Triton states:
 
 tritoncfg's side of the comparison is its ERROR findings from rules that mirror a Triton check:
 a best-practice rule (phase BEST_PRACTICE, e.g. TC910 unfilled `${...}` placeholder) or a
-RUNTIME rule (TC312: every request fails) may be an error while Triton loads the model, by design.
+RUNTIME rule (the model loads and requests fail, e.g. TC312 required inputs declared twice: a
+warning, unless a severity override makes it an error) is not compared, by design.
 """
 
 from __future__ import annotations
@@ -117,7 +118,7 @@ def _unavailable_note(message: str, backend_dir: Path) -> tuple[TritonState, str
 
 def triton_checked(diagnostic: Diagnostic) -> bool:
     """An ERROR that predicts a Triton refusal: not a best-practice rule's, nor a RUNTIME one's
-    (the model loads and its requests fail, e.g. TC312 required inputs declared twice)."""
+    (the model loads and its requests fail, e.g. TC312 made an error by a severity override)."""
     rule = RULES.get(diagnostic.code)
     return diagnostic.severity is Severity.ERROR and (
         rule is None or rule.phase not in ("BEST_PRACTICE", "RUNTIME")

@@ -2,10 +2,11 @@
 GetBackendLibraryProperties` in backend_model.cc, which also finds Python-based backends) and the
 python backend's model file.
 
-Whether a library exists on the serving host is known only with `--backend-dir`; without it, what
-cannot be decided is an info that names Triton's default `/opt/tritonserver/backends`. Lookups in
-the model directory use discovery's entries; the backend directory (outside the repository) is only
-probed for existence, never read."""
+Whether a library exists on the serving host is known only with `--backend-dir`; without it, the
+host is taken to have what NGC's containers ship plus the `backends` and `runtimes` settings, and
+what is in none of them is an error that names Triton's default `/opt/tritonserver/backends` (a
+gate never passes what Triton refuses). Lookups in the model directory use discovery's entries; the
+backend directory (outside the repository) is only probed for existence, never read."""
 
 from __future__ import annotations
 
@@ -115,7 +116,6 @@ def _searches(model: LoadedModel, ctx: CheckContext) -> list[_Search]:
 
 @model_rule(
     "TC120",
-    "backend-library-not-found",
     severity=Severity.ERROR,
     summary="No library (libtriton_<backend>.so) or Python-based backend found for the backend.",
     phase=PHASE,
@@ -175,7 +175,6 @@ def backend_library_not_found(model: LoadedModel, ctx: CheckContext) -> Iterator
 
 @model_rule(
     "TC121",
-    "runtime-library-not-found",
     severity=Severity.ERROR,
     summary="The library named by `runtime` is not in any directory Triton searches.",
     phase=PHASE,
@@ -186,22 +185,26 @@ def runtime_library_not_found(model: LoadedModel, ctx: CheckContext) -> Iterator
     Reports a `runtime` library that is in none of Triton's search directories: the version
     directory, the model directory and `<backend-dir>/<backend>/`. For a Python-based backend
     (`runtime: "model.py"`) the library searched is `libtriton_python.so`, also in
-    `<backend-dir>/python/`. Without `--backend-dir`, a runtime missing from the model
-    directory is an error for a backend that is neither standard nor listed in
-    `[tool.tritoncfg] backends` (it has no directory there), else an info.
+    `<backend-dir>/python/` (the backend's `model.py` itself is TC123).
+    Without `--backend-dir`, a runtime missing from the version and model directories is an
+    error too: the backend folders NGC containers ship hold only `libtriton_<backend>.so`
+    (which passes). A library installed on the serving host beside a backend is declared in
+    `[tool.tritoncfg] runtimes` (`runtimes = ["libtriton_custom.so"]`), or checked with
+    `--backend-dir`.
 
     ## Why it matters
-    Triton fails the load: `unable to find backend library '__invalid_runtime__' for model 'm',
-    searched: '/models/m/1' '/models/m' '/opt/tritonserver/backends/identity' `.
+    Triton fails the load (`TritonModel::GetBackendLibraryProperties` in `backend_model.cc`):
+    `unable to find backend library '__invalid_runtime__' for model 'm', searched:
+    '/models/m/1' '/models/m' '/opt/tritonserver/backends/identity' `.
 
     ## Example
-    ```text
+    ```pbtxt
     backend: "identity"
     runtime: "__invalid_runtime__"
     ```
 
     ## Fix
-    ```text
+    ```pbtxt
     backend: "identity"
     ```
     """
@@ -219,25 +222,27 @@ def runtime_library_not_found(model: LoadedModel, ctx: CheckContext) -> Iterator
             found = search.in_backends("python", lib)
         if found or (found is None and (python_based or lib == library_name(search.backend))):
             continue
-        # a backend that is neither standard nor configured has no directory on the host
-        decided = found is False or search.backend not in known_backends(ctx)
+        if found is None and runtime in ctx.options.runtimes:
+            continue  # declared installed on the host
+        where = f"'{search.backends}/{search.backend}/'"
         yield Finding(
             f"runtime '{runtime}' is not in the model directory"
             + (
-                f" or '{search.backends}/{search.backend}/'; fix `runtime` or remove it"
-                if decided
-                else f"; it must then be in '{search.backends}/{search.backend}/' ({PASS_BACKEND_DIR})"
+                f" or {where}; fix `runtime` or remove it"
+                if found is False
+                else f", so Triton must find it in {where} on the serving host (NGC's containers "
+                "have no such library): fix or remove `runtime`, or put the library in the model "
+                f"directory; if the host has it, {PASS_BACKEND_DIR} or list it in "
+                "[tool.tritoncfg] runtimes"
             ),
             at(model, "runtime", value=True),
             triton_message=search.not_found(lib, extra),
-            severity=None if decided else Severity.INFO,
         )
         return
 
 
 @model_rule(
     "TC122",
-    "runtime-escapes-backend-directory",
     severity=Severity.ERROR,
     summary="A `runtime` path with `..` that leaves the directory it is searched in.",
     phase=PHASE,
@@ -289,7 +294,6 @@ def _repoagent_dir(ctx: CheckContext) -> Path | None:
 
 @model_rule(
     "TC124",
-    "repo-agent-not-found",
     severity=Severity.ERROR,
     summary="A model repository agent whose library libtritonrepoagent_<name>.so is not installed.",
     phase=PHASE,

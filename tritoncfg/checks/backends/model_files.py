@@ -137,7 +137,6 @@ def _triton_message(
 
 @model_rule(
     "TC126",
-    "model-file-missing",
     severity=Severity.ERROR,
     summary="A loaded version has no model file for its backend (model.onnx, model.plan, ...).",
     phase=Phase.MODEL_INIT,

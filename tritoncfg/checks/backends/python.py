@@ -5,8 +5,15 @@ each loaded version holds its model file (a backend-owned check, python_backend'
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
-from tritoncfg.checks.backends.library import PHASE, PYTHON_RUNTIME, exists_on_host, library_name
+from tritoncfg.checks.backends.library import (
+    DEFAULT_BACKEND_DIR,
+    PHASE,
+    PYTHON_RUNTIME,
+    exists_on_host,
+    library_name,
+)
 from tritoncfg.checks.backends.model_files import filename_span, missing_message, versions_without
 from tritoncfg.checks.core.context import CheckContext, Finding, at
 from tritoncfg.checks.core.registry import model_rule
@@ -15,11 +22,12 @@ from tritoncfg.repository import Version, backend_version_dirname
 from tritoncfg.workspace import LoadedModel
 
 PYTHON_BACKEND = "python"
+# the standard backends whose folder holds a model.py: pytorch's Python runtime (PyTorch 2), vllm
+PYTHON_BASED_BACKENDS = frozenset({"pytorch", "vllm"})
 
 
 @model_rule(
     "TC123",
-    "python-based-backend-model-missing",
     severity=Severity.ERROR,
     summary='runtime "model.py" names a Python-based backend that has no model.py.',
     phase=PHASE,
@@ -27,36 +35,51 @@ PYTHON_BACKEND = "python"
 def python_based_backend_model_missing(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
     ## What it does
-    With `--backend-dir`, reports `runtime: "model.py"` (a Python-based backend such as vllm)
-    when `<backend-dir>/<backend>/model.py` does not exist.
+    Reports `runtime: "model.py"` (a Python-based backend such as vllm) when
+    `<backend-dir>/<backend>/model.py` does not exist. Without `--backend-dir`, of the standard
+    backends only the Python-based ones (pytorch's Python runtime, vllm) pass, and so do the
+    backends listed in `[tool.tritoncfg] backends`; any other backend, `python` included, is
+    reported.
 
     ## Why it matters
-    Triton fails the load: `unable to find Python backend based backend library 'model.py' for
-    model 'm', searched: '/opt/tritonserver/backends/vllm/model.py'`.
+    `runtime: "model.py"` does not name the model's own `model.py`: it makes Triton load the
+    backend itself from `<backend-dir>/<backend>/model.py` (`TritonModel::
+    GetBackendLibraryProperties` in `backend_model.cc`). Where there is none, Triton fails the
+    load: `unable to find Python backend based backend library 'model.py' for model 'm',
+    searched: '/opt/tritonserver/backends/python/model.py'`.
 
     ## Example
-    ```text
-    # tritoncfg lint --backend-dir /opt/tritonserver/backends   (no vlm/ there)
-    backend: "vlm"
+    ```pbtxt
+    backend: "python"
     runtime: "model.py"
     ```
 
     ## Fix
-    ```text
-    backend: "vllm"
-    runtime: "model.py"
+    ```pbtxt
+    backend: "python"
     ```
     """
     config = ctx.config(model)
     backend_dir = ctx.options.backend_dir
-    if config.runtime != PYTHON_RUNTIME or not config.backend or backend_dir is None:
+    if config.runtime != PYTHON_RUNTIME or not config.backend:
         return
-    path = backend_dir / config.backend / PYTHON_RUNTIME
-    if exists_on_host(path):
-        return
+    if backend_dir is not None:
+        path = backend_dir / config.backend / PYTHON_RUNTIME
+        if exists_on_host(path):
+            return
+        hint = "check `backend`, or install the backend there"
+    elif config.backend in PYTHON_BASED_BACKENDS or config.backend in ctx.options.backends:
+        return  # assumed installed on the host, with its model.py
+    else:
+        path = Path(DEFAULT_BACKEND_DIR) / config.backend / PYTHON_RUNTIME
+        hint = (
+            "remove `runtime` (a python model's own model.py needs none), or check `backend`; "
+            f"if the serving host has a Python-based '{config.backend}' backend, pass "
+            "--backend-dir or list it in [tool.tritoncfg] backends"
+        )
     yield Finding(
         f"runtime \"model.py\" makes '{config.backend}' a Python-based backend, but '{path}' "
-        "does not exist; check `backend`, or install the backend there",
+        f"does not exist; {hint}",
         at(model, "runtime", value=True),
         triton_message=f"unable to find Python backend based backend library '{PYTHON_RUNTIME}' "
         f"for model '{ctx.completion(model).name}', searched: '{path}'",
@@ -65,7 +88,6 @@ def python_based_backend_model_missing(model: LoadedModel, ctx: CheckContext) ->
 
 @model_rule(
     "TC125",
-    "python-model-file-missing",
     severity=Severity.ERROR,
     summary="A python backend model version without its model file (model.py).",
     phase=PHASE,

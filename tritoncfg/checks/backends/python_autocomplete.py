@@ -30,7 +30,6 @@ _REQUIRED = ("name", "data_type", "dims")
 
 @model_rule(
     "TC127",
-    "python-auto-complete-contradicts-config",
     severity=Severity.ERROR,
     summary="model.py's auto_complete_config sets a max_batch_size or tensor that contradicts "
     "the config.",

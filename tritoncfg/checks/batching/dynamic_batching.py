@@ -34,7 +34,6 @@ def _written_preferred_sizes(model: LoadedModel) -> list[int]:
 
 @model_rule(
     "TC201",
-    "negative-max-batch-size",
     severity=Severity.ERROR,
     summary="max_batch_size is negative.",
     phase=PHASE,
@@ -73,7 +72,6 @@ def negative_max_batch_size(model: LoadedModel, ctx: CheckContext) -> Iterator[F
 
 @model_rule(
     "TC202",
-    "preferred-batch-size-not-positive",
     severity=Severity.ERROR,
     summary="A dynamic_batching preferred_batch_size is 0 or negative.",
     phase=PHASE,
@@ -116,7 +114,6 @@ def preferred_batch_size_not_positive(model: LoadedModel, ctx: CheckContext) -> 
 
 @model_rule(
     "TC203",
-    "preferred-batch-size-exceeds-max",
     severity=Severity.ERROR,
     summary="A dynamic_batching preferred_batch_size is above max_batch_size (any size when it is 0).",
     phase=PHASE,
@@ -195,7 +192,6 @@ def _drop_sizes_above(model: LoadedModel, mbs: int) -> Fix | None:
 
 @model_rule(
     "TC204",
-    "default-priority-level-out-of-range",
     severity=Severity.ERROR,
     summary="With priority_levels set, default_priority_level is 0 or above priority_levels.",
     phase=PHASE,
@@ -257,7 +253,6 @@ def default_priority_level_out_of_range(model: LoadedModel, ctx: CheckContext) -
 
 @model_rule(
     "TC205",
-    "priority-queue-policy-level-out-of-range",
     severity=Severity.ERROR,
     summary="A priority_queue_policy key is 0 or above priority_levels.",
     phase=PHASE,
@@ -315,7 +310,6 @@ def priority_queue_policy_level_out_of_range(
 
 @model_rule(
     "TC206",
-    "preserve-ordering-with-priority-levels",
     severity=Severity.ERROR,
     summary="preserve_ordering is true with more than one priority level.",
     phase=PHASE,
@@ -371,7 +365,6 @@ def _delays(policy: ModelQueuePolicy) -> bool:
 
 @model_rule(
     "TC207",
-    "preserve-ordering-with-delay-policy",
     severity=Severity.ERROR,
     summary="preserve_ordering is true and a queue policy delays timed-out requests.",
     phase=PHASE,

@@ -41,6 +41,8 @@ class LintOptions:
     # ([tool.tritoncfg] backends / repo-agents)
     backends: tuple[str, ...] = ()
     repo_agents: tuple[str, ...] = ()
+    # runtime libraries installed in the host's backend folders ([tool.tritoncfg] runtimes, TC121)
+    runtimes: tuple[str, ...] = ()
 
 
 @record(frozen=True)

@@ -33,6 +33,21 @@ def anchor(rule: Rule) -> str:
     return f"{rule.code.lower()}-{rule.name}"
 
 
+def _removed() -> list[str]:
+    from tritoncfg.checks.core.table import table
+
+    return sorted(row.code for row in table().values() if row.lifecycle == "removed")
+
+
+def _lifecycle(code: str) -> str:
+    from tritoncfg.checks.core.table import table
+
+    row = table().get(code)
+    if row is None or row.lifecycle == "stable":
+        return ""
+    return f" · **{row.lifecycle}**" + (f" (use {row.redirect})" if row.redirect else "")
+
+
 def rules_markdown(rules: list[Rule]) -> str:
     """docs/rules.md: every rule's metadata and documentation, generated from the rules."""
     lines = [
@@ -42,6 +57,13 @@ def rules_markdown(rules: list[Rule]) -> str:
         "",
         "Severity is the default; `phase` is the step of Triton's load pipeline that applies the same",
         "check (BEST_PRACTICE: Triton accepts the config).",
+        "",
+        "The rule table, `tritoncfg/checks/rules.tsv`, is the one list of codes: name, the module",
+        "that declares the rule, its lifecycle and the release it came in. A `preview` rule runs",
+        "only when selected by its code or name; a `deprecated` one runs and is marked here; a",
+        "`removed` code is never reused: selecting it is an error, and a suppression naming it",
+        "gets TC011 saying it was removed."
+        + (f" Removed codes: {', '.join(removed)}." if (removed := _removed()) else ""),
         "",
         "| code | name | severity | phase | summary |",
         "| --- | --- | --- | --- | --- |",
@@ -58,7 +80,8 @@ def rules_markdown(rules: list[Rule]) -> str:
             f"## {rule.code} {rule.name}",
             "",
             f"*{rule.severity.value}* · phase {rule.phase}"
-            + (" · fixable" if rule.fixable else ""),
+            + (" · fixable" if rule.fixable else "")
+            + _lifecycle(rule.code),
         ]
         lines += ["", rule.summary]
         for section in SECTIONS:

@@ -13,6 +13,7 @@ from typing import TypeVar
 from tritoncfg.checks.core.context import CheckContext, Finding
 from tritoncfg.checks.core.gates import Gate
 from tritoncfg.checks.core.phase import Phase
+from tritoncfg.checks.core.table import row_for
 from tritoncfg.diagnostics import Severity
 from tritoncfg.record import record
 from tritoncfg.repository import Repository
@@ -77,13 +78,17 @@ def _register(rule: _R) -> _R:
     return rule
 
 
+def _name(code: str, module: str, attribute: str) -> str:
+    """The rule's name from its line in the rule table, which must name this declaration."""
+    return row_for(code, module, attribute).name
+
+
 def _doc(function: Callable[..., object]) -> str:
     return inspect.cleandoc(function.__doc__ or "")
 
 
 def model_rule(
     code: str,
-    name: str,
     *,
     severity: Severity,
     summary: str,
@@ -93,13 +98,14 @@ def model_rule(
     fixable: bool = False,
     step: int = 0,
 ) -> Callable[[ModelCheck], ModelRule]:
-    """Declares the decorated check as a model rule; the name is bound to the `ModelRule`."""
+    """Declares the decorated check as a model rule; the name is bound to the `ModelRule`. Its
+    name, and where it lives, come from the rule table (table.py)."""
 
     def decorate(check: ModelCheck) -> ModelRule:
         return _register(
             ModelRule(
                 code=code,
-                name=name,
+                name=_name(code, check.__module__, check.__name__),
                 severity=severity,
                 summary=summary,
                 phase=phase,
@@ -117,7 +123,7 @@ def model_rule(
 
 
 def repository_rule(
-    code: str, name: str, *, severity: Severity, summary: str, phase: Phase
+    code: str, *, severity: Severity, summary: str, phase: Phase
 ) -> Callable[[RepositoryCheck], RepositoryRule]:
     """Declares the decorated check as a repository rule; the name is bound to the rule."""
 
@@ -125,7 +131,7 @@ def repository_rule(
         return _register(
             RepositoryRule(
                 code=code,
-                name=name,
+                name=_name(code, check.__module__, check.__name__),
                 severity=severity,
                 summary=summary,
                 phase=phase,
@@ -143,13 +149,21 @@ def repository_rule(
 
 
 def emitted_rule(
-    code: str, name: str, *, severity: Severity, summary: str, phase: Phase, doc: str, module: str
+    code: str,
+    attribute: str,
+    *,
+    severity: Severity,
+    summary: str,
+    phase: Phase,
+    doc: str,
+    module: str,
 ) -> Rule:
-    """Declares a rule that no check finds: the engine or a command emits its diagnostics."""
+    """Declares a rule that no check finds: the engine or a command emits its diagnostics.
+    `attribute`: the module's name for the rule, as the rule table gives it."""
     return _register(
         Rule(
             code=code,
-            name=name,
+            name=_name(code, module, attribute),
             severity=severity,
             summary=summary,
             phase=phase,

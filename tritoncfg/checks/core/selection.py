@@ -9,8 +9,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from tritoncfg.checks.core.index import load_rules, rule_index
+from tritoncfg.checks.core.index import load_rules
 from tritoncfg.checks.core.registry import Rule
+from tritoncfg.checks.core.table import rule_index, table
 from tritoncfg.checks.parse.text_format import CHECKS_SKIPPED, PARSE_ERRORS
 from tritoncfg.diagnostics import Severity
 from tritoncfg.file_selection import FileSelection
@@ -41,6 +42,12 @@ def check_selectors(selectors: Iterable[str]) -> None:
 
     index = rule_index()
     for selector in selectors:
+        removed = table().get(selector)
+        if removed is not None and removed.lifecycle == "removed":
+            raise SelectorError(
+                f"rule {selector} was removed in {removed.since}"
+                + (f"; use {removed.redirect}" if removed.redirect else "")
+            )
         if not any(_matches(code, name, selector) for code, (name, _) in index.items()):
             hint = suggest(selector, [*index, *(name for name, _ in index.values())])
             raise SelectorError(
@@ -72,7 +79,10 @@ class RuleSelection:
             if code in ALWAYS_ON:
                 chosen.append(code)
                 continue
-            picked = _best(code, name, [*self.select, *self.extend_select])
+            selectors = [*self.select, *self.extend_select]
+            if code in _preview():  # a preview rule runs only when named itself
+                selectors = [s for s in selectors if s in (code, name)]
+            picked = _best(code, name, selectors)
             dropped = _best(code, name, self.ignore)
             if picked is not None and (dropped is None or dropped < picked):
                 chosen.append(code)
@@ -85,6 +95,11 @@ class RuleSelection:
             if matches(rule, selector):
                 return severity
         return default
+
+
+@cache
+def _preview() -> frozenset[str]:
+    return frozenset(row.code for row in table().values() if row.lifecycle == "preview")
 
 
 def _best(code: str, name: str, selectors: Iterable[str]) -> int | None:

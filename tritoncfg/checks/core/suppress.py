@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import field
 from pathlib import Path
 
-from tritoncfg.checks.core.index import rule_index
 from tritoncfg.checks.core.registry import Rule, emitted_rule
+from tritoncfg.checks.core.table import rule_index, table
 from tritoncfg.checks.parse.text_format import PARSE_ERRORS, PHASE
 from tritoncfg.diagnostics import Diagnostic, Severity
 from tritoncfg.record import record
@@ -117,8 +117,8 @@ def _problems(suppression: Suppression, report_unused: bool) -> Iterator[Diagnos
 
     codes = suppression.codes or ()
     for code in codes:
-        if code not in rule_index():  # the index knows every code: no family is imported
-            yield make(UNKNOWN, f"suppression names {code}, which is not a tritoncfg rule")
+        if code not in rule_index():  # the table knows every code: no family is imported
+            yield make(UNKNOWN, f"suppression names {code}, {_not_a_rule(code)}")
     if not report_unused:
         return
     if suppression.codes is None:
@@ -130,9 +130,18 @@ def _problems(suppression: Suppression, report_unused: bool) -> Iterator[Diagnos
         yield make(UNUSED, f"this suppression of {', '.join(unused)} suppresses nothing; remove it")
 
 
+def _not_a_rule(code: str) -> str:
+    row = table().get(code)
+    if row is None:
+        return "which is not a tritoncfg rule"
+    return f"a rule removed in {row.since}" + (
+        f"; {row.redirect} replaces it" if row.redirect else ""
+    )
+
+
 UNUSED = emitted_rule(
     "TC010",
-    "unused-suppression",
+    "UNUSED",
     severity=Severity.WARNING,
     summary="A `# tritoncfg: noqa` comment that suppresses nothing.",
     phase=PHASE,
@@ -165,7 +174,7 @@ UNUSED = emitted_rule(
 
 UNKNOWN = emitted_rule(
     "TC011",
-    "unknown-suppression-code",
+    "UNKNOWN",
     severity=Severity.WARNING,
     summary="A `# tritoncfg: noqa` comment names a code that is not a tritoncfg rule.",
     phase=PHASE,

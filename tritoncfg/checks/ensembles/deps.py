@@ -190,7 +190,6 @@ def dependency_error(
 
 @model_rule(
     "TC520",
-    "step-model-not-found",
     severity=Severity.ERROR,
     summary="An ensemble step names a model that is not in the repository.",
     phase=PHASE,
@@ -232,7 +231,6 @@ def step_model_not_found(model: LoadedModel, ctx: CheckContext) -> Iterator[Find
 
 @model_rule(
     "TC521",
-    "ensemble-dependency-cycle",
     severity=Severity.ERROR,
     summary="An ensemble depends on itself, directly or through other ensembles.",
     phase=PHASE,
@@ -278,7 +276,6 @@ def ensemble_dependency_cycle(model: LoadedModel, ctx: CheckContext) -> Iterator
 
 @model_rule(
     "TC522",
-    "step-model-invalid",
     severity=Severity.ERROR,
     summary="An ensemble step runs a model that fails to load.",
     phase=PHASE,
@@ -330,7 +327,6 @@ def step_model_invalid(model: LoadedModel, ctx: CheckContext) -> Iterator[Findin
 
 @model_rule(
     "TC523",
-    "step-model-version-not-loaded",
     severity=Severity.ERROR,
     summary="A step asks for a `model_version` that the step model does not load.",
     phase=PHASE,

@@ -138,7 +138,6 @@ def flow_of(model: LoadedModel, ctx: CheckContext) -> DataFlow:
 
 @model_rule(
     "TC508",
-    "ensemble-tensor-written-twice",
     severity=Severity.ERROR,
     summary="The same ensemble tensor is an `output_map` value more than once.",
     phase=PHASE,
@@ -190,7 +189,6 @@ def ensemble_tensor_written_twice(model: LoadedModel, ctx: CheckContext) -> Iter
 
 @model_rule(
     "TC509",
-    "unused-ensemble-input",
     severity=Severity.ERROR,
     summary="An ensemble input that no step reads.",
     phase=PHASE,
@@ -241,7 +239,6 @@ def unused_ensemble_input(model: LoadedModel, ctx: CheckContext) -> Iterator[Fin
 
 @model_rule(
     "TC510",
-    "unmapped-ensemble-output",
     severity=Severity.ERROR,
     summary="An ensemble output that no step writes.",
     phase=PHASE,
@@ -292,7 +289,6 @@ def unmapped_ensemble_output(model: LoadedModel, ctx: CheckContext) -> Iterator[
 
 @model_rule(
     "TC511",
-    "unwritten-ensemble-output",
     severity=Severity.ERROR,
     summary="An ensemble output that the ensemble inputs cannot reach.",
     phase=PHASE,
@@ -353,7 +349,6 @@ def unwritten_ensemble_output(model: LoadedModel, ctx: CheckContext) -> Iterator
 
 @model_rule(
     "TC512",
-    "unused-ensemble-tensor",
     severity=Severity.ERROR,
     summary="An ensemble tensor that is unreachable from the inputs or that no step reads.",
     phase=PHASE,

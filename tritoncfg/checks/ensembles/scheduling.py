@@ -21,7 +21,6 @@ PHASE = Phase.VALIDATE
 
 @model_rule(
     "TC501",
-    "ensemble-scheduling-on-non-ensemble",
     severity=Severity.ERROR,
     summary="`ensemble_scheduling` is set on a model whose platform is not `ensemble`.",
     phase=PHASE,
@@ -64,7 +63,6 @@ def ensemble_scheduling_on_non_ensemble(model: LoadedModel, ctx: CheckContext) -
 
 @model_rule(
     "TC502",
-    "ensemble-without-scheduling",
     severity=Severity.ERROR,
     summary='`platform: "ensemble"` without `ensemble_scheduling`.',
     phase=PHASE,
@@ -126,7 +124,6 @@ def _not_for_ensembles(
 
 @model_rule(
     "TC503",
-    "ensemble-instance-group",
     severity=Severity.ERROR,
     summary="An ensemble has `instance_group`.",
     phase=PHASE,
@@ -170,7 +167,6 @@ def ensemble_instance_group(model: LoadedModel, ctx: CheckContext) -> Iterator[F
 
 @model_rule(
     "TC504",
-    "ensemble-optimization",
     severity=Severity.ERROR,
     summary="An ensemble has `optimization`.",
     phase=PHASE,
@@ -215,7 +211,6 @@ def ensemble_optimization(model: LoadedModel, ctx: CheckContext) -> Iterator[Fin
 
 @model_rule(
     "TC505",
-    "ensemble-model-warmup",
     severity=Severity.ERROR,
     summary="An ensemble has `model_warmup`.",
     phase=PHASE,
@@ -256,7 +251,6 @@ def ensemble_model_warmup(model: LoadedModel, ctx: CheckContext) -> Iterator[Fin
 
 @model_rule(
     "TC506",
-    "ensemble-without-steps",
     severity=Severity.ERROR,
     summary="`ensemble_scheduling` has no `step`.",
     phase=PHASE,
@@ -296,7 +290,6 @@ def ensemble_without_steps(model: LoadedModel, ctx: CheckContext) -> Iterator[Fi
 
 @model_rule(
     "TC507",
-    "incomplete-ensemble-step",
     severity=Severity.ERROR,
     summary="An ensemble step lacks `model_name`, `input_map` or `output_map`.",
     phase=PHASE,

@@ -43,7 +43,6 @@ def _python_step(model: LoadedModel, ctx: CheckContext, name: str) -> bool:
 
 @model_rule(
     "TC530",
-    "step-batch-size-too-small",
     severity=Severity.ERROR,
     summary="A batching step model allows smaller batches than the ensemble's max_batch_size.",
     phase=PHASE,
@@ -75,7 +74,6 @@ def step_batch_size_too_small(model: LoadedModel, ctx: CheckContext) -> Iterator
 
 @model_rule(
     "TC531",
-    "input-map-unknown-input",
     severity=Severity.ERROR,
     summary="An `input_map` key that is not an input of the step model.",
     phase=PHASE,
@@ -107,7 +105,6 @@ def input_map_unknown_input(model: LoadedModel, ctx: CheckContext) -> Iterator[F
 
 @model_rule(
     "TC532",
-    "output-map-unknown-output",
     severity=Severity.ERROR,
     summary="An `output_map` key that is not an output of the step model.",
     phase=PHASE,
@@ -138,7 +135,6 @@ def output_map_unknown_output(model: LoadedModel, ctx: CheckContext) -> Iterator
 
 @model_rule(
     "TC533",
-    "step-input-not-mapped",
     severity=Severity.ERROR,
     summary="A required input of a step model is missing from the step's `input_map`.",
     phase=PHASE,
@@ -169,7 +165,6 @@ def step_input_not_mapped(model: LoadedModel, ctx: CheckContext) -> Iterator[Fin
 
 @model_rule(
     "TC534",
-    "ensemble-tensor-type-mismatch",
     severity=Severity.ERROR,
     summary="Models disagree on the data type of an ensemble tensor.",
     phase=PHASE,
@@ -202,7 +197,6 @@ def ensemble_tensor_type_mismatch(model: LoadedModel, ctx: CheckContext) -> Iter
 
 @model_rule(
     "TC535",
-    "ensemble-tensor-shape-mismatch",
     severity=Severity.ERROR,
     summary="Models disagree on the shape of an ensemble tensor.",
     phase=PHASE,
@@ -236,7 +230,6 @@ def ensemble_tensor_shape_mismatch(model: LoadedModel, ctx: CheckContext) -> Ite
 
 @model_rule(
     "TC536",
-    "mixed-decoupled-inputs",
     severity=Severity.ERROR,
     summary="A step combines tensors that come from different decoupled models.",
     phase=PHASE,
@@ -270,7 +263,6 @@ def mixed_decoupled_inputs(model: LoadedModel, ctx: CheckContext) -> Iterator[Fi
 
 @model_rule(
     "TC537",
-    "ensemble-decoupled-overridden",
     severity=Severity.WARNING,
     summary="An ensemble sets `decoupled: true`, which Triton overwrites from its steps.",
     phase=PHASE,

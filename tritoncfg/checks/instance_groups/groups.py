@@ -63,7 +63,6 @@ def _invalid_gpu_message(
 
 @model_rule(
     "TC401",
-    "model-kind-with-gpus",
     severity=Severity.ERROR,
     summary="An instance group of kind KIND_MODEL lists gpus.",
     phase=PHASE,
@@ -103,7 +102,6 @@ def model_kind_with_gpus(model: LoadedModel, ctx: CheckContext) -> Iterator[Find
 
 @model_rule(
     "TC402",
-    "gpu-kind-without-gpus",
     severity=Severity.ERROR,
     summary="A KIND_GPU instance group on a host with no (supported) GPU.",
     phase=PHASE,
@@ -159,7 +157,6 @@ def gpu_kind_without_gpus(model: LoadedModel, ctx: CheckContext) -> Iterator[Fin
 
 @model_rule(
     "TC403",
-    "invalid-gpu-id",
     severity=Severity.ERROR,
     summary="A KIND_GPU instance group lists a GPU id the host does not have.",
     phase=PHASE,
@@ -219,7 +216,6 @@ def invalid_gpu_id(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
 
 @model_rule(
     "TC404",
-    "cpu-kind-with-gpus",
     severity=Severity.ERROR,
     summary="A KIND_CPU instance group (or a KIND_AUTO one that becomes CPU) lists gpus.",
     phase=PHASE,
@@ -282,7 +278,6 @@ def cpu_kind_with_gpus(model: LoadedModel, ctx: CheckContext) -> Iterator[Findin
 
 @model_rule(
     "TC405",
-    "unknown-instance-kind",
     severity=Severity.ERROR,
     summary="An instance group kind given as a number that is not a defined kind.",
     phase=PHASE,

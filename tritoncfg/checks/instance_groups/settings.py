@@ -21,7 +21,6 @@ INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
 @model_rule(
     "TC406",
-    "profile-without-tensorrt",
     severity=Severity.ERROR,
     summary="An instance group lists TensorRT optimization profiles on a non-TensorRT model.",
     phase=PHASE,
@@ -101,7 +100,6 @@ def _profile_problem(
 
 @model_rule(
     "TC407",
-    "invalid-tensorrt-profile",
     severity=Severity.ERROR,
     summary="A TensorRT instance group profile that is empty, not a number, or negative.",
     phase=PHASE,
@@ -148,7 +146,6 @@ def invalid_tensorrt_profile(model: LoadedModel, ctx: CheckContext) -> Iterator[
 
 @model_rule(
     "TC408",
-    "negative-instance-count",
     severity=Severity.WARNING,
     summary="A negative instance count, which Triton silently replaces by the default.",
     phase=Phase.BEST_PRACTICE,

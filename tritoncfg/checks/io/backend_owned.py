@@ -19,7 +19,6 @@ _PLAIN_FILENAME = re.compile(r"[A-Za-z0-9._-]")
 
 @model_rule(
     "TC340",
-    "pytorch-without-outputs",
     severity=Severity.ERROR,
     summary="A PyTorch model lists no outputs; the PyTorch backend does not auto-complete them.",
     phase=PHASE,
@@ -60,7 +59,6 @@ def pytorch_without_outputs(model: LoadedModel, ctx: CheckContext) -> Iterator[F
 
 @model_rule(
     "TC341",
-    "dali-invalid-model-filename",
     severity=Severity.ERROR,
     summary="A DALI model's default_model_filename holds a character other than letters, digits, '.', '_', '-'.",
     phase=PHASE,

@@ -41,7 +41,6 @@ def _word(field: str) -> str:
 
 @model_rule(
     "TC320",
-    "batch-io-source-count",
     severity=Severity.ERROR,
     summary="A batch_input or batch_output does not name exactly one source_input.",
     phase=PHASE,
@@ -90,7 +89,6 @@ def batch_io_source_count(model: LoadedModel, ctx: CheckContext) -> Iterator[Fin
 
 @model_rule(
     "TC321",
-    "batch-io-unknown-kind",
     severity=Severity.ERROR,
     summary="A batch_input or batch_output kind given as a number the schema does not define.",
     phase=PHASE,
@@ -136,7 +134,6 @@ def batch_io_unknown_kind(model: LoadedModel, ctx: CheckContext) -> Iterator[Fin
 
 @model_rule(
     "TC322",
-    "batch-input-data-type",
     severity=Severity.ERROR,
     summary="A batch_input data_type other than TYPE_INT32 or TYPE_FP32 (or unset).",
     phase=PHASE,
@@ -187,7 +184,6 @@ def batch_input_data_type(model: LoadedModel, ctx: CheckContext) -> Iterator[Fin
 
 @model_rule(
     "TC323",
-    "batch-io-unknown-source-input",
     severity=Severity.ERROR,
     summary="A batch_input or batch_output source_input that is not an input of the model.",
     phase=PHASE,
@@ -243,7 +239,6 @@ def batch_io_unknown_source_input(model: LoadedModel, ctx: CheckContext) -> Iter
 
 @model_rule(
     "TC324",
-    "batch-output-unknown-target",
     severity=Severity.ERROR,
     summary="A batch_output target_name that is not an output of the model.",
     phase=PHASE,
@@ -300,7 +295,6 @@ def batch_output_unknown_target(model: LoadedModel, ctx: CheckContext) -> Iterat
 
 @model_rule(
     "TC325",
-    "batch-output-duplicate-target",
     severity=Severity.ERROR,
     summary="A batch_output names the same target output twice.",
     phase=PHASE,

@@ -25,7 +25,6 @@ from tritoncfg.workspace import LoadedModel
 
 @model_rule(
     "TC304",
-    "io-empty-reshape-non-batching",
     severity=Severity.ERROR,
     summary="An empty reshape (a scalar) in a model with max_batch_size 0.",
     phase=PHASE,
@@ -59,7 +58,6 @@ def io_empty_reshape_non_batching(model: LoadedModel, ctx: CheckContext) -> Iter
 
 @model_rule(
     "TC306",
-    "io-element-count-overflow",
     severity=Severity.ERROR,
     summary="The dims or reshape of a reshaped tensor hold more elements than int64 can count.",
     phase=PHASE,
@@ -93,7 +91,6 @@ def io_element_count_overflow(model: LoadedModel, ctx: CheckContext) -> Iterator
 
 @model_rule(
     "TC307",
-    "io-reshape-size-mismatch",
     severity=Severity.ERROR,
     summary="dims and reshape of a tensor do not describe the same number of elements.",
     phase=PHASE,
@@ -130,7 +127,6 @@ def io_reshape_size_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[
 
 @model_rule(
     "TC308",
-    "input-format-needs-3-dims",
     severity=Severity.ERROR,
     summary="An input with format FORMAT_NHWC or FORMAT_NCHW does not have exactly 3 dims.",
     phase=PHASE,
@@ -174,7 +170,6 @@ def input_format_needs_3_dims(model: LoadedModel, ctx: CheckContext) -> Iterator
 
 @model_rule(
     "TC309",
-    "shape-tensor-not-tensorrt",
     severity=Severity.ERROR,
     summary="is_shape_tensor on a model whose platform is not tensorrt_plan.",
     phase=PHASE,
@@ -220,7 +215,6 @@ def shape_tensor_not_tensorrt(model: LoadedModel, ctx: CheckContext) -> Iterator
 
 @model_rule(
     "TC310",
-    "non-linear-io-not-tensorrt",
     severity=Severity.ERROR,
     summary="is_non_linear_format_io on a model whose platform is not tensorrt_plan.",
     phase=PHASE,
@@ -265,7 +259,6 @@ def non_linear_io_not_tensorrt(model: LoadedModel, ctx: CheckContext) -> Iterato
 
 @model_rule(
     "TC311",
-    "non-linear-io-needs-3-dims",
     severity=Severity.ERROR,
     summary="A TensorRT tensor with is_non_linear_format_io does not have exactly 3 dims.",
     phase=PHASE,
@@ -309,26 +302,30 @@ def non_linear_io_needs_3_dims(model: LoadedModel, ctx: CheckContext) -> Iterato
 
 @model_rule(
     "TC312",
-    "duplicate-io-name",
-    severity=Severity.ERROR,
-    summary="Two inputs (or two outputs) have the same name; required duplicate inputs fail every request.",
+    severity=Severity.WARNING,
+    summary="Two inputs (or two outputs) have the same name: Triton loads the model and keeps the "
+    "first; required duplicate inputs fail every request.",
     phase=Phase.RUNTIME,
 )
 def duplicate_io_name(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
     ## What it does
-    Reports an input whose name an earlier input already has, and the same for outputs. Core
-    does not check this at load.
+    Reports an input whose name an earlier input already has, and the same for outputs.
 
     ## Why it matters
-    Triton loads the model (`Model::Init` in core's `model.cc` keeps the first tensor of a name
-    in its input map) but counts every non-`optional` input as required, both copies included.
-    A request cannot carry one name twice (`input 'x' already exists in request`), so when the
-    duplicates are required no request can ever supply enough inputs and every one fails
-    (`infer_request.cc`): `expected 2 inputs but got 1 inputs for model 'm'`. That is an error:
-    the model is up but unusable. A duplicate of an `optional` input, or of an output, does not
-    fail requests (the second declaration is never used): a warning. Two outputs of one name that
-    both have labels fail the load: TC332 (`multiple label files for '<name>'`).
+    Triton loads the model: core never compares tensor names (`ValidateModelIOConfig` in
+    `model_config_utils.cc` runs `ValidateModelInput` / `ValidateModelOutput` on one tensor at a
+    time), and `Model::Init` in `model.cc` keeps the first tensor of a name in its input map,
+    so the second declaration is shadowed. It is a warning, not an error: lint's errors are what
+    Triton refuses to load (a real Triton 2.51 loads such a config).
+    The duplicate is not harmless, though: `Model::Init` counts every non-`optional` input as
+    required, both copies included, and a request cannot carry one name twice (`input 'x'
+    already exists in request`). When the duplicates are required, no request can ever supply
+    enough inputs and every one fails (`InferenceRequest::ValidateRequestInputs` in
+    `infer_request.cc`): `expected 2 inputs but got 1 inputs for model 'm'`; the message says
+    so. A duplicate of an `optional` input, or of an output, only shadows. Two outputs of one
+    name that both have labels fail the load: TC332 (`multiple label files for '<name>'`).
+    To make lint fail on it, `severity-overrides = { TC312 = "error" }`.
 
     ## Example
     ```pbtxt
@@ -359,21 +356,22 @@ def duplicate_io_name(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding
         first = seen.setdefault((kind, io.name), i)
         if first == i:
             continue
+        shadowed = (
+            f"{kind} '{io.name}' is declared again (first as {kind} #{first}); Triton loads the "
+            "model and keeps only the first"
+        )
         if kind == "input" and every_request_fails:
             yield Finding(
-                f"input '{io.name}' is declared again (first as input #{first}): Triton loads "
-                f"the model but counts {required} required inputs where a request can name only "
-                f"{distinct}, so every request fails; rename or remove this one",
+                f"{shadowed}, but counts {required} required inputs where a request can name "
+                f"only {distinct}, so every request fails; rename or remove this one",
                 at(model, kind, i, "name", value=True),
                 triton_message=_too_few_inputs(config, required, distinct, model.name),
             )
             continue
         effect = "it is optional, so requests still work" if kind == "input" else "an output"
         yield Finding(
-            f"{kind} '{io.name}' is declared again (first as {kind} #{first}); Triton keeps only "
-            f"the first and never uses this one ({effect}): rename or remove it",
+            f"{shadowed}, never using this one ({effect}): rename or remove it",
             at(model, kind, i, "name", value=True),
-            severity=Severity.WARNING,
         )
 
 

@@ -69,7 +69,6 @@ def label_state(model_dir: ModelDir, target: Path) -> LabelState:
 
 @model_rule(
     "TC330",
-    "label-file-outside-model-dir",
     severity=Severity.ERROR,
     summary="An output's label_filename leads outside the model directory.",
     phase=PHASE,
@@ -111,7 +110,6 @@ def label_file_outside_model_dir(model: LoadedModel, ctx: CheckContext) -> Itera
 
 @model_rule(
     "TC331",
-    "label-file-missing",
     severity=Severity.ERROR,
     summary="An output's label_filename does not exist in the model directory.",
     phase=PHASE,
@@ -165,7 +163,6 @@ def label_file_missing(model: LoadedModel, ctx: CheckContext) -> Iterator[Findin
 
 @model_rule(
     "TC332",
-    "multiple-label-files",
     severity=Severity.ERROR,
     summary="Two outputs of the same name both have a label file.",
     phase=PHASE,

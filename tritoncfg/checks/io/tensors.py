@@ -297,7 +297,6 @@ def shape_findings(
 
 @model_rule(
     "TC301",
-    "io-missing-name",
     severity=Severity.ERROR,
     summary="An input or output has no name.",
     phase=PHASE,
@@ -327,7 +326,6 @@ def io_missing_name(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
 
 @model_rule(
     "TC302",
-    "io-missing-data-type",
     severity=Severity.ERROR,
     summary="An input or output has no data_type.",
     phase=PHASE,
@@ -360,7 +358,6 @@ def io_missing_data_type(model: LoadedModel, ctx: CheckContext) -> Iterator[Find
 
 @model_rule(
     "TC303",
-    "io-missing-dims",
     severity=Severity.ERROR,
     summary="An input or output has no dims (scalar shapes [] are not supported).",
     phase=PHASE,
@@ -394,7 +391,6 @@ def io_missing_dims(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
 
 @model_rule(
     "TC305",
-    "io-invalid-dimension",
     severity=Severity.ERROR,
     summary="A dims or reshape value that is 0 or below -1.",
     phase=PHASE,

@@ -17,7 +17,6 @@ from tritoncfg.workspace import LoadedModel
 
 @model_rule(
     "TC813",
-    "onnx-external-data-outside-model",
     severity=Severity.ERROR,
     summary="ONNX external data outside the model file's folder: ONNX Runtime refuses to load it.",
     phase=Phase.MODEL_INIT,

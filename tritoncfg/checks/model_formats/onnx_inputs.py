@@ -21,7 +21,6 @@ from tritoncfg.workspace import LoadedModel
 
 @model_rule(
     "TC810",
-    "onnx-optional-input-with-batching",
     severity=Severity.ERROR,
     summary="An ONNX Runtime model that batches marks an input optional.",
     phase=PHASE,
@@ -72,7 +71,6 @@ def onnx_optional_input_with_batching(model: LoadedModel, ctx: CheckContext) -> 
 
 @model_rule(
     "TC811",
-    "onnx-ragged-input-shape",
     severity=Severity.ERROR,
     summary="A ragged ONNX Runtime input is optional, or its model shape is not [-1].",
     phase=PHASE,
@@ -141,7 +139,6 @@ def onnx_ragged_input_shape(model: LoadedModel, ctx: CheckContext) -> Iterator[F
 
 @model_rule(
     "TC812",
-    "onnx-sequence-control-mismatch",
     severity=Severity.ERROR,
     summary="A sequence control tensor is not a model input of shape [1] and matching type.",
     phase=PHASE,

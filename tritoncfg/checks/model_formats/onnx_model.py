@@ -125,7 +125,6 @@ def batching_fails_at_autofill(view: OrtView, config: ModelConfig) -> bool:
 
 @model_rule(
     "TC801",
-    "onnx-model-unreadable",
     severity=Severity.WARNING,
     summary="The ONNX model file cannot be read, so the config was not checked against it.",
     phase=Phase.MODEL_INIT,
@@ -174,7 +173,6 @@ def onnx_model_unreadable(model: LoadedModel, ctx: CheckContext) -> Iterator[Fin
 
 @model_rule(
     "TC802",
-    "onnx-batching-unsupported",
     severity=Severity.ERROR,
     summary="max_batch_size > 0 for an ONNX model without a variable first dimension everywhere.",
     phase=Phase.BACKEND_CREATE,
@@ -231,7 +229,6 @@ def onnx_batching_unsupported(model: LoadedModel, ctx: CheckContext) -> Iterator
 
 @model_rule(
     "TC803",
-    "onnx-input-count-mismatch",
     severity=Severity.ERROR,
     summary="The config accounts for a different number of inputs than the ONNX model has.",
     phase=PHASE,
@@ -321,7 +318,6 @@ def onnx_input_count_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator
 
 @model_rule(
     "TC804",
-    "onnx-unknown-input",
     severity=Severity.ERROR,
     summary="A config input is not an input (or overridable initializer) of the ONNX model.",
     phase=PHASE,
@@ -358,7 +354,6 @@ def onnx_unknown_input(model: LoadedModel, ctx: CheckContext) -> Iterator[Findin
 
 @model_rule(
     "TC805",
-    "onnx-unknown-output",
     severity=Severity.ERROR,
     summary="A config output is not an output of the ONNX model.",
     phase=PHASE,

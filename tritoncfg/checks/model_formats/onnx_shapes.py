@@ -48,7 +48,6 @@ def autofilled_note(view: OrtView) -> str:
 
 @model_rule(
     "TC807",
-    "onnx-dims-mismatch",
     severity=Severity.ERROR,
     summary="A config input or output shape does not match the ONNX model's shape.",
     phase=PHASE,
@@ -104,7 +103,6 @@ def onnx_dims_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Findin
 
 @model_rule(
     "TC808",
-    "onnx-batch-dim-not-dynamic",
     severity=Severity.ERROR,
     summary="max_batch_size > 0 but an ONNX model tensor's first dimension is fixed.",
     phase=PHASE,
@@ -161,7 +159,6 @@ def onnx_batch_dim_not_dynamic(model: LoadedModel, ctx: CheckContext) -> Iterato
 
 @model_rule(
     "TC809",
-    "onnx-scalar-dims",
     severity=Severity.ERROR,
     summary="An ONNX model tensor is a scalar but the config's dims are not all 1.",
     phase=PHASE,
@@ -214,7 +211,6 @@ def onnx_scalar_dims(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]
 
 @model_rule(
     "TC806",
-    "onnx-datatype-mismatch",
     severity=Severity.ERROR,
     summary="A config input or output data_type differs from the ONNX model's type.",
     phase=PHASE,

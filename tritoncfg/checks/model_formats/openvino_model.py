@@ -50,7 +50,6 @@ def _sides(
 
 @model_rule(
     "TC870",
-    "openvino-input-count-mismatch",
     severity=Severity.ERROR,
     summary="The config lists another number of inputs than the OpenVINO IR has.",
     phase=PHASE,
@@ -93,7 +92,6 @@ def openvino_input_count_mismatch(model: LoadedModel, ctx: CheckContext) -> Iter
 
 @model_rule(
     "TC871",
-    "openvino-unknown-tensor",
     severity=Severity.ERROR,
     summary="A config input or output names no tensor of the OpenVINO IR.",
     phase=PHASE,
@@ -144,7 +142,6 @@ def openvino_unknown_tensor(model: LoadedModel, ctx: CheckContext) -> Iterator[F
 
 @model_rule(
     "TC872",
-    "openvino-unsupported-data-type",
     severity=Severity.ERROR,
     summary="A data type the OpenVINO backend does not support (STRING, FP64, BF16).",
     phase=PHASE,
@@ -191,7 +188,6 @@ def openvino_unsupported_data_type(model: LoadedModel, ctx: CheckContext) -> Ite
 
 @model_rule(
     "TC873",
-    "openvino-dims-mismatch",
     severity=Severity.ERROR,
     summary="A tensor's dims do not match its shape in the OpenVINO IR.",
     phase=PHASE,
@@ -284,7 +280,6 @@ def _compare(name: str, info: TensorInfo, dims: list[int], mbs: int, *, exact: b
 
 @model_rule(
     "TC874",
-    "openvino-model-unreadable",
     severity=Severity.WARNING,
     summary="The OpenVINO IR .xml cannot be read, so the config was not checked against it.",
     phase=Phase.MODEL_INIT,

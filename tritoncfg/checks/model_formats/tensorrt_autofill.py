@@ -18,7 +18,6 @@ from tritoncfg.workspace import LoadedModel
 
 @model_rule(
     "TC853",
-    "tensorrt-batch-hint-contradiction",
     severity=Severity.ERROR,
     summary="Some config dims include the engine's batch dimension and others do not.",
     phase=AUTOFILL,
@@ -77,7 +76,6 @@ def tensorrt_batch_hint_contradiction(model: LoadedModel, ctx: CheckContext) -> 
 
 @model_rule(
     "TC854",
-    "tensorrt-engine-cannot-batch",
     severity=Severity.ERROR,
     summary="The config's dims ask for batching but the engine's profiles allow batch 0.",
     phase=AUTOFILL,
@@ -125,7 +123,6 @@ def tensorrt_engine_cannot_batch(model: LoadedModel, ctx: CheckContext) -> Itera
 
 @model_rule(
     "TC855",
-    "tensorrt-max-batch-exceeds-engine",
     severity=Severity.ERROR,
     summary="max_batch_size is above the batch size the TensorRT engine's profiles allow.",
     phase=AUTOFILL,
@@ -184,7 +181,6 @@ def tensorrt_max_batch_exceeds_engine(model: LoadedModel, ctx: CheckContext) -> 
 
 @model_rule(
     "TC856",
-    "tensorrt-invalid-profile-index",
     severity=Severity.ERROR,
     summary="An instance_group profile names an optimization profile the engine does not have.",
     phase=AUTOFILL,
@@ -296,7 +292,6 @@ def _flag_findings(model: LoadedModel, ctx: CheckContext, flag: str) -> Iterator
 
 @model_rule(
     "TC857",
-    "tensorrt-shape-tensor-mismatch",
     severity=Severity.ERROR,
     summary="is_shape_tensor in the config disagrees with the TensorRT engine.",
     phase=PHASE,
@@ -331,7 +326,6 @@ def tensorrt_shape_tensor_mismatch(model: LoadedModel, ctx: CheckContext) -> Ite
 
 @model_rule(
     "TC858",
-    "tensorrt-non-linear-format-mismatch",
     severity=Severity.ERROR,
     summary="is_non_linear_format_io in the config disagrees with the engine's IO format.",
     phase=PHASE,

@@ -34,7 +34,6 @@ SHAPE_INPUT_TYPES = ("TYPE_INT32", "TYPE_INT64")
 
 @model_rule(
     "TC860",
-    "tensorrt-unsupported-datatype",
     severity=Severity.ERROR,
     summary="A TensorRT model's input or output has a data_type TensorRT cannot bind.",
     phase=PHASE,
@@ -109,7 +108,6 @@ def _type_problem(kind: str, tensor_name: str, written: str, info: TensorInfo) -
 
 @model_rule(
     "TC861",
-    "tensorrt-datatype-mismatch",
     severity=Severity.ERROR,
     summary="A config input or output data_type differs from the TensorRT engine's.",
     phase=PHASE,
@@ -162,7 +160,6 @@ def tensorrt_datatype_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterato
 
 @model_rule(
     "TC862",
-    "tensorrt-dims-mismatch",
     severity=Severity.ERROR,
     summary="A config input or output shape does not match the TensorRT engine's.",
     phase=PHASE,
@@ -233,7 +230,6 @@ def tensorrt_dims_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Fi
 
 @model_rule(
     "TC863",
-    "tensorrt-shape-tensor-dims",
     severity=Severity.ERROR,
     summary="A shape tensor's config dims do not match the TensorRT engine's.",
     phase=PHASE,

@@ -161,7 +161,6 @@ def trt_view(model: LoadedModel, ctx: CheckContext) -> TrtView | None:
 
 @model_rule(
     "TC850",
-    "tensorrt-plan-not-inspected",
     severity=Severity.INFO,
     summary="The TensorRT plan could not be read here, so the config was not checked against it.",
     phase=Phase.BACKEND_CREATE,
@@ -203,7 +202,6 @@ def tensorrt_plan_not_inspected(model: LoadedModel, ctx: CheckContext) -> Iterat
 
 @model_rule(
     "TC851",
-    "tensorrt-unknown-input",
     severity=Severity.ERROR,
     summary="A config input is not an input of the TensorRT engine.",
     phase=PHASE,
@@ -239,7 +237,6 @@ def tensorrt_unknown_input(model: LoadedModel, ctx: CheckContext) -> Iterator[Fi
 
 @model_rule(
     "TC852",
-    "tensorrt-unknown-output",
     severity=Severity.ERROR,
     summary="A config output is not an output of the TensorRT engine.",
     phase=PHASE,
@@ -275,7 +272,6 @@ def tensorrt_unknown_output(model: LoadedModel, ctx: CheckContext) -> Iterator[F
 
 @model_rule(
     "TC859",
-    "tensorrt-too-many-inputs",
     severity=Severity.ERROR,
     summary="The config lists more inputs than the TensorRT engine has.",
     phase=PHASE,

@@ -66,7 +66,6 @@ def _range(view: TrtView, profile: Profile, limit: int) -> tuple[int, int] | Non
 
 @model_rule(
     "TC864",
-    "tensorrt-dims-outside-profile",
     severity=Severity.ERROR,
     summary="A fixed config input dimension lies outside a selected optimization profile.",
     phase=PHASE,
@@ -180,7 +179,6 @@ def _request_error(
 
 @model_rule(
     "TC865",
-    "tensorrt-batch-sizes-not-covered",
     severity=Severity.WARNING,
     summary="Some batch sizes up to max_batch_size fit no selected optimization profile.",
     phase=Phase.RUNTIME,
@@ -258,7 +256,6 @@ def tensorrt_batch_sizes_not_covered(model: LoadedModel, ctx: CheckContext) -> I
 
 @model_rule(
     "TC866",
-    "tensorrt-unconfigured-io",
     severity=Severity.ERROR,
     summary="An engine input or output is not in the config (TensorRT needs every one).",
     phase=PHASE,

@@ -72,7 +72,6 @@ def _resolve(message: Any, path: tuple[str | int, ...]) -> tuple[Any, Any] | Non
 
 @model_rule(
     "TC012",
-    "unknown-to-target-release",
     severity=Severity.ERROR,
     summary="A field or enum value that the target Triton release (--triton-version) does not know.",
     phase=Phase.PARSE,

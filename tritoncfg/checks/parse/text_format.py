@@ -120,7 +120,6 @@ class _Duplicates:
 
 @model_rule(
     "TC001",
-    "text-format-syntax-error",
     severity=Severity.ERROR,
     summary="The file is not valid protobuf text format.",
     phase=PHASE,
@@ -152,7 +151,6 @@ def text_format_syntax_error(model: LoadedModel, ctx: CheckContext) -> Iterator[
 
 @model_rule(
     "TC002",
-    "unknown-field",
     severity=Severity.ERROR,
     summary="A field name that the model configuration schema does not have.",
     phase=PHASE,
@@ -184,7 +182,6 @@ def unknown_field(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
 
 @model_rule(
     "TC003",
-    "duplicate-field",
     severity=Severity.ERROR,
     summary="A non-repeated field is given twice.",
     phase=PHASE,
@@ -221,7 +218,6 @@ def duplicate_field(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
 
 @model_rule(
     "TC004",
-    "oneof-conflict",
     severity=Severity.ERROR,
     summary="Two members of one oneof are set (e.g. dynamic_batching and sequence_batching).",
     phase=PHASE,
@@ -255,7 +251,6 @@ def oneof_conflict(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
 
 @model_rule(
     "TC005",
-    "unknown-enum-value",
     severity=Severity.ERROR,
     summary="An enum name that does not exist (e.g. TYPE_FLOAT32, KIND_GPUS).",
     phase=PHASE,
@@ -287,7 +282,6 @@ def unknown_enum_value(model: LoadedModel, ctx: CheckContext) -> Iterator[Findin
 
 @model_rule(
     "TC006",
-    "invalid-value",
     severity=Severity.ERROR,
     summary="A value of the wrong kind or out of range for its field.",
     phase=PHASE,
@@ -318,7 +312,6 @@ def invalid_value(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
 
 @model_rule(
     "TC007",
-    "unreadable-config",
     severity=Severity.ERROR,
     summary="The config file cannot be read (permissions, invalid UTF-8, outside the repository).",
     phase=PHASE,
@@ -361,7 +354,7 @@ PARSE_ERRORS = frozenset(
 
 CHECKS_SKIPPED = emitted_rule(
     "TC009",
-    "checks-skipped",
+    "CHECKS_SKIPPED",
     severity=Severity.INFO,
     summary="Configuration checks were skipped because the config does not parse.",
     phase=PHASE,

@@ -35,7 +35,6 @@ def _flag(alternative: LoadedModel) -> str:
 
 @model_rule(
     "TC915",
-    "alternative-config-error",
     severity=Severity.WARNING,
     summary="A config Triton would use with another --model-config-name has an error.",
     phase=PHASE,

@@ -94,7 +94,6 @@ def gpu_loads(groups: list[NormalizedGroup], shared_engine: bool) -> list[GpuLoa
 
 @model_rule(
     "TC914",
-    "gpu-weights-exceed-memory",
     severity=Severity.WARNING,
     summary="The weights of a model's KIND_GPU instances alone do not fit --gpu-memory.",
     phase=PHASE,
@@ -184,7 +183,6 @@ def model_gpu_loads(
 
 @repository_rule(
     "TC916",
-    "gpu-memory-oversubscribed",
     severity=Severity.WARNING,
     summary="The weights that the models of a repository put on one GPU exceed --gpu-memory.",
     phase=PHASE,

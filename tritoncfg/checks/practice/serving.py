@@ -27,7 +27,6 @@ def _written(model: LoadedModel) -> bool:
 
 @model_rule(
     "TC901",
-    "preferred-batch-size-without-queue-delay",
     severity=Severity.WARNING,
     summary="preferred_batch_size is set but max_queue_delay_microseconds is 0.",
     phase=PHASE,
@@ -76,7 +75,6 @@ def preferred_batch_size_without_queue_delay(
 
 @model_rule(
     "TC902",
-    "preferred-batch-sizes-unsorted",
     severity=Severity.INFO,
     summary="preferred_batch_size lists a size twice or out of order.",
     phase=PHASE,
@@ -132,7 +130,6 @@ def preferred_batch_sizes_unsorted(model: LoadedModel, ctx: CheckContext) -> Ite
 
 @model_rule(
     "TC903",
-    "batching-model-without-dynamic-batching",
     severity=Severity.WARNING,
     summary="max_batch_size > 0 but no scheduler batches requests together.",
     phase=PHASE,
@@ -179,7 +176,6 @@ def batching_model_without_dynamic_batching(
 
 @model_rule(
     "TC904",
-    "batch-dimension-in-dims",
     severity=Severity.WARNING,
     summary="max_batch_size is 0 and every input starts with -1: the batch dimension was probably written into dims.",
     phase=PHASE,
@@ -227,7 +223,6 @@ def batch_dimension_in_dims(model: LoadedModel, ctx: CheckContext) -> Iterator[F
 
 @model_rule(
     "TC906",
-    "tensorrt-without-warmup",
     severity=Severity.INFO,
     summary="A TensorRT model has no model_warmup, so the first requests pay for initialization.",
     phase=PHASE,
@@ -266,7 +261,6 @@ def tensorrt_without_warmup(model: LoadedModel, ctx: CheckContext) -> Iterator[F
 
 @model_rule(
     "TC907",
-    "preserve-ordering-on-decoupled-model",
     severity=Severity.WARNING,
     summary="preserve_ordering on a decoupled model has no effect on its responses.",
     phase=PHASE,
@@ -311,7 +305,6 @@ def preserve_ordering_on_decoupled_model(
 
 @model_rule(
     "TC910",
-    "template-placeholder",
     severity=Severity.ERROR,
     summary="A string still holds a ${...} template placeholder.",
     phase=PHASE,
@@ -366,7 +359,6 @@ def _strings_of(value: Scalar | Block | ListValue) -> Iterator[Scalar]:
 
 @model_rule(
     "TC911",
-    "tensorrt-on-cpu-instances",
     severity=Severity.WARNING,
     summary="A TensorRT model asks for KIND_CPU instances.",
     phase=PHASE,
@@ -406,7 +398,6 @@ def tensorrt_on_cpu_instances(model: LoadedModel, ctx: CheckContext) -> Iterator
 
 @model_rule(
     "TC912",
-    "preferred-batch-size-above-queue-size",
     severity=Severity.WARNING,
     summary="A preferred batch size is larger than the queue can ever hold.",
     phase=PHASE,
@@ -460,7 +451,6 @@ def preferred_batch_size_above_queue_size(
 
 @model_rule(
     "TC913",
-    "config-without-name",
     severity=Severity.INFO,
     summary="The config has no name; Triton takes the directory's.",
     phase=PHASE,

@@ -40,7 +40,6 @@ def _near_miss(wanted: str, files: tuple[str, ...]) -> str | None:
 
 @repository_rule(
     "TC101",
-    "hidden-model-directory",
     severity=Severity.ERROR,
     summary="A hidden directory (.git, .ipynb_checkpoints) in the repository is polled as a model.",
     phase=Phase.REPO,
@@ -66,7 +65,6 @@ def hidden_model_directory(repository: Repository, ctx: CheckContext) -> Iterato
 
 @repository_rule(
     "TC102",
-    "symlink-outside-repository",
     severity=Severity.WARNING,
     summary="A symlink points outside the repository root or nowhere; tritoncfg does not follow it.",
     phase=Phase.REPO,
@@ -91,7 +89,6 @@ def symlink_outside_repository(repository: Repository, ctx: CheckContext) -> Ite
 
 @repository_rule(
     "TC103",
-    "unreadable-directory",
     severity=Severity.ERROR,
     summary="A directory of the repository cannot be listed.",
     phase=Phase.REPO,
@@ -115,7 +112,6 @@ def unreadable_directory(repository: Repository, ctx: CheckContext) -> Iterator[
 
 @model_rule(
     "TC104",
-    "missing-config",
     severity=Severity.WARNING,
     summary="A model directory has no config.pbtxt.",
     phase=Phase.PARSE,
@@ -186,7 +182,6 @@ def missing_config(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
 
 @model_rule(
     "TC105",
-    "no-version-directory",
     severity=Severity.ERROR,
     summary="A model has no numeric version directory, so Triton loads no version of it.",
     phase=Phase.VERSIONS,
@@ -225,7 +220,6 @@ def no_version_directory(model: LoadedModel, ctx: CheckContext) -> Iterator[Find
 
 @model_rule(
     "TC106",
-    "ignored-version-directory",
     severity=Severity.WARNING,
     summary="A subdirectory that looks like a version but that Triton ignores (leading zero, not a number).",
     phase=Phase.VERSIONS,
@@ -259,7 +253,6 @@ def ignored_version_directory(model: LoadedModel, ctx: CheckContext) -> Iterator
 
 @model_rule(
     "TC107",
-    "directory-name-mismatch",
     severity=Severity.ERROR,
     summary="The config's name differs from the model directory's name.",
     phase=Phase.NAME,
@@ -306,7 +299,6 @@ def directory_name_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[F
 
 @model_rule(
     "TC108",
-    "unconventional-config-file",
     severity=Severity.INFO,
     summary="A config file name Triton never reads (it reads config.pbtxt or configs/<name>.pbtxt).",
     phase=Phase.PARSE,

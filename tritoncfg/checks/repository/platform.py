@@ -33,7 +33,6 @@ def _field_span(model: LoadedModel, *fields: str) -> Span:
 
 @model_rule(
     "TC110",
-    "backend-not-determined",
     severity=Severity.ERROR,
     summary="No backend, platform or recognizable model file: Triton cannot tell which backend to use.",
     phase=Phase.AUTOFILL,
@@ -83,7 +82,6 @@ def backend_not_determined(model: LoadedModel, ctx: CheckContext) -> Iterator[Fi
 
 @model_rule(
     "TC111",
-    "unknown-platform",
     severity=Severity.ERROR,
     summary="No backend after auto-complete: the platform (or model file name) names no backend.",
     phase=Phase.VALIDATE,
@@ -132,7 +130,6 @@ def unknown_platform(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]
 
 @model_rule(
     "TC112",
-    "ensemble-with-backend",
     severity=Severity.ERROR,
     summary='An ensemble (platform "ensemble") that also sets a backend.',
     phase=Phase.VALIDATE,
@@ -171,7 +168,6 @@ def ensemble_with_backend(model: LoadedModel, ctx: CheckContext) -> Iterator[Fin
 
 @model_rule(
     "TC113",
-    "platform-backend-mismatch",
     severity=Severity.ERROR,
     summary="The platform does not belong to the backend (tensorflow, tensorrt, onnxruntime, pytorch).",
     phase=Phase.VALIDATE,

@@ -21,7 +21,6 @@ def _on_disk(model: LoadedModel) -> str:
 
 @model_rule(
     "TC115",
-    "no-version-selected",
     severity=Severity.ERROR,
     summary="The version policy selects none of the model's version directories.",
     phase=PHASE,
@@ -74,7 +73,6 @@ def no_version_selected(model: LoadedModel, ctx: CheckContext) -> Iterator[Findi
 
 @model_rule(
     "TC116",
-    "specific-version-missing",
     severity=Severity.WARNING,
     summary="A version listed in `specific` has no version directory.",
     phase=PHASE,

@@ -31,7 +31,6 @@ CORRID_TYPES = (
 
 @model_rule(
     "TC604",
-    "sequence-control-without-false-true",
     severity=Severity.ERROR,
     summary="A START, END or READY control gives none of int32/fp32/bool_false_true.",
     phase=PHASE,
@@ -81,7 +80,6 @@ def sequence_control_without_false_true(model: LoadedModel, ctx: CheckContext) -
 
 @model_rule(
     "TC605",
-    "sequence-control-multiple-false-true",
     severity=Severity.ERROR,
     summary="A START, END or READY control gives more than one of int32/fp32/bool_false_true.",
     phase=PHASE,
@@ -136,7 +134,6 @@ def sequence_control_multiple_false_true(
 
 @model_rule(
     "TC606",
-    "sequence-control-false-true-length",
     severity=Severity.ERROR,
     summary="A control's int32/fp32/bool_false_true does not have exactly 2 entries.",
     phase=PHASE,
@@ -191,7 +188,6 @@ def sequence_control_false_true_length(model: LoadedModel, ctx: CheckContext) ->
 
 @model_rule(
     "TC607",
-    "corrid-control-with-false-true",
     severity=Severity.ERROR,
     summary="A CONTROL_SEQUENCE_CORRID control gives int32/fp32/bool_false_true.",
     phase=PHASE,
@@ -245,7 +241,6 @@ def corrid_control_with_false_true(model: LoadedModel, ctx: CheckContext) -> Ite
 
 @model_rule(
     "TC608",
-    "corrid-control-data-type",
     severity=Severity.ERROR,
     summary="A CONTROL_SEQUENCE_CORRID control's data_type is unset or not an integer/string type.",
     phase=PHASE,

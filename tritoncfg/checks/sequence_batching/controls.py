@@ -78,7 +78,6 @@ def for_model(model: LoadedModel, ctx: CheckContext) -> str:
 
 @model_rule(
     "TC601",
-    "sequence-control-input-without-name",
     severity=Severity.ERROR,
     summary="A sequence_batching control_input has no name.",
     phase=PHASE,
@@ -128,7 +127,6 @@ def sequence_control_input_without_name(model: LoadedModel, ctx: CheckContext) -
 
 @model_rule(
     "TC602",
-    "duplicate-sequence-control-tensor",
     severity=Severity.ERROR,
     summary="Two sequence_batching control_input entries name the same tensor.",
     phase=PHASE,
@@ -186,7 +184,6 @@ def duplicate_sequence_control_tensor(model: LoadedModel, ctx: CheckContext) -> 
 
 @model_rule(
     "TC603",
-    "duplicate-sequence-control-kind",
     severity=Severity.ERROR,
     summary="The same sequence control kind (e.g. CONTROL_SEQUENCE_START) is given more than once.",
     phase=PHASE,
@@ -248,7 +245,6 @@ def _oldest_preferred_sizes(model: LoadedModel, ctx: CheckContext) -> list[int]:
 
 @model_rule(
     "TC609",
-    "oldest-preferred-batch-size-not-positive",
     severity=Severity.ERROR,
     summary="A sequence_batching oldest preferred_batch_size is 0 or negative.",
     phase=PHASE,
@@ -292,7 +288,6 @@ def oldest_preferred_batch_size_not_positive(
 
 @model_rule(
     "TC610",
-    "oldest-preferred-batch-size-exceeds-max",
     severity=Severity.ERROR,
     summary="A sequence_batching oldest preferred_batch_size is above max_batch_size.",
     phase=PHASE,
@@ -342,7 +337,6 @@ def oldest_preferred_batch_size_exceeds_max(
 
 @model_rule(
     "TC611",
-    "minimum-slot-utilization-out-of-range",
     severity=Severity.ERROR,
     summary="sequence_batching direct minimum_slot_utilization is below 0 or above 1.",
     phase=PHASE,

@@ -61,7 +61,6 @@ def type_name(data_type: int) -> str:
 
 @model_rule(
     "TC620",
-    "multiple-initial-state",
     severity=Severity.ERROR,
     summary="A sequence state has more than one initial_state.",
     phase=PHASE,
@@ -115,7 +114,6 @@ def multiple_initial_state(model: LoadedModel, ctx: CheckContext) -> Iterator[Fi
 
 @model_rule(
     "TC621",
-    "initial-state-data-type-mismatch",
     severity=Severity.ERROR,
     summary="An initial_state's data_type differs from its state's data_type.",
     phase=PHASE,
@@ -166,7 +164,6 @@ def initial_state_data_type_mismatch(model: LoadedModel, ctx: CheckContext) -> I
 
 @model_rule(
     "TC622",
-    "initial-state-without-name",
     severity=Severity.ERROR,
     summary="An initial_state has no name.",
     phase=PHASE,
@@ -215,7 +212,6 @@ def initial_state_without_name(model: LoadedModel, ctx: CheckContext) -> Iterato
 
 @model_rule(
     "TC623",
-    "duplicate-initial-state-input",
     severity=Severity.ERROR,
     summary="Two states with the same input_name both have an initial_state.",
     phase=PHASE,
@@ -269,7 +265,6 @@ def duplicate_initial_state_input(model: LoadedModel, ctx: CheckContext) -> Iter
 
 @model_rule(
     "TC624",
-    "initial-state-dims-count-mismatch",
     severity=Severity.ERROR,
     summary="An initial_state has a different number of dims than its state.",
     phase=PHASE,
@@ -320,7 +315,6 @@ def initial_state_dims_count_mismatch(model: LoadedModel, ctx: CheckContext) -> 
 
 @model_rule(
     "TC625",
-    "initial-state-variable-dims",
     severity=Severity.ERROR,
     summary="An initial_state has a variable (-1) dimension.",
     phase=PHASE,
@@ -372,7 +366,6 @@ def initial_state_variable_dims(model: LoadedModel, ctx: CheckContext) -> Iterat
 
 @model_rule(
     "TC626",
-    "initial-state-dim-mismatch",
     severity=Severity.ERROR,
     summary="An initial_state dim differs from the state's fixed dim.",
     phase=PHASE,

@@ -42,7 +42,6 @@ def _byte_size_error(item: InitialState) -> str | None:
 
 @model_rule(
     "TC627",
-    "initial-state-without-data",
     severity=Severity.ERROR,
     summary="An initial_state sets neither zero_data nor data_file.",
     phase=PHASE,
@@ -92,7 +91,6 @@ def initial_state_without_data(model: LoadedModel, ctx: CheckContext) -> Iterato
 
 @model_rule(
     "TC628",
-    "initial-state-data-file-missing",
     severity=Severity.ERROR,
     summary="An initial_state data_file is not in the model's initial_state/ directory.",
     phase=PHASE,
@@ -156,7 +154,6 @@ def initial_state_data_file_missing(model: LoadedModel, ctx: CheckContext) -> It
 
 @model_rule(
     "TC629",
-    "initial-state-size-invalid",
     severity=Severity.ERROR,
     summary="An initial_state's dims are negative or its byte size overflows int64.",
     phase=PHASE,
@@ -209,7 +206,6 @@ def initial_state_size_invalid(model: LoadedModel, ctx: CheckContext) -> Iterato
 
 @model_rule(
     "TC630",
-    "growable-memory-without-single-buffer",
     severity=Severity.WARNING,
     summary="A state sets use_growable_memory without use_same_buffer_for_input_output.",
     phase=RUNTIME,
@@ -264,7 +260,6 @@ def growable_memory_without_single_buffer(
 
 @model_rule(
     "TC631",
-    "growable-memory-needs-gpu-instances",
     severity=Severity.WARNING,
     summary="A state sets use_growable_memory but the model has non-GPU instances.",
     phase=RUNTIME,
@@ -346,7 +341,6 @@ def growable_memory_needs_gpu_instances(model: LoadedModel, ctx: CheckContext) -
 
 @model_rule(
     "TC632",
-    "duplicate-state-name",
     severity=Severity.WARNING,
     summary="Two sequence states share an input_name or output_name; one of them is ignored.",
     phase=RUNTIME,

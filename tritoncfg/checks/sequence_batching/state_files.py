@@ -19,7 +19,6 @@ from tritoncfg.workspace import LoadedModel
 
 @model_rule(
     "TC633",
-    "initial-state-data-file-too-small",
     severity=Severity.ERROR,
     summary="An initial_state data_file is smaller than the initial value's byte size.",
     phase=PHASE,

@@ -15,7 +15,7 @@ PHASE = Phase.LOAD  # any step of the load: the server's own verdict
 
 TRITON_REJECTED = emitted_rule(
     "TC000",
-    "triton-rejected",
+    "TRITON_REJECTED",
     severity=Severity.ERROR,
     summary="A real Triton server refused to load the model (reported by `tritoncfg verify`).",
     phase=PHASE,

@@ -23,7 +23,6 @@ def _cache_enabled(config: ModelConfig) -> bool:
 
 @model_rule(
     "TC711",
-    "response-cache-with-sequence-batching",
     severity=Severity.ERROR,
     summary="The response cache is enabled on a model that uses the sequence batcher.",
     phase=Phase.VALIDATE,
@@ -67,7 +66,6 @@ def response_cache_with_sequence_batching(
 
 @model_rule(
     "TC712",
-    "response-cache-with-decoupled",
     severity=Severity.ERROR,
     summary="The response cache is enabled on a decoupled model.",
     phase=Phase.VALIDATE,
@@ -110,7 +108,6 @@ def response_cache_with_decoupled(model: LoadedModel, ctx: CheckContext) -> Iter
 
 @model_rule(
     "TC713",
-    "invalid-metric-control",
     severity=Severity.ERROR,
     summary="A model_metrics metric_control lacks its metric family or histogram buckets.",
     phase=Phase.VALIDATE,
@@ -174,7 +171,6 @@ def invalid_metric_control(model: LoadedModel, ctx: CheckContext) -> Iterator[Fi
 
 @model_rule(
     "TC714",
-    "metric-family-not-customizable",
     severity=Severity.WARNING,
     summary="A model_metrics family that Triton core does not let you customize; it is ignored.",
     phase=Phase.MODEL_INIT,

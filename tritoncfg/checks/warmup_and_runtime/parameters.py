@@ -69,7 +69,6 @@ def _inside_candidates(model: LoadedModel, absolute: str) -> list[tuple[str, boo
 
 @model_rule(
     "TC721",
-    "batch-strategy-with-sequence-batching",
     severity=Severity.ERROR,
     summary="TRITON_BATCH_STRATEGY_PATH is set on a model that uses the sequence batcher.",
     phase=Phase.MODEL_INIT,
@@ -123,7 +122,6 @@ def _batch_strategy(model: LoadedModel, ctx: CheckContext) -> tuple[str, Span] |
 
 @model_rule(
     "TC722",
-    "batch-strategy-outside-model-dir",
     severity=Severity.ERROR,
     summary="TRITON_BATCH_STRATEGY_PATH is not an absolute path inside the model directory.",
     phase=Phase.MODEL_INIT,
@@ -138,8 +136,10 @@ def batch_strategy_outside_model_dir(model: LoadedModel, ctx: CheckContext) -> I
 
     ## Why it matters
     Triton refuses the model: `Batching library path escapes model repository.` (an empty
-    value: `Parent path and child path must be non-empty`). tritoncfg cannot know where the
-    repository is mounted on the server, so a relative path is a warning.
+    value: `Parent path and child path must be non-empty`). Releases before that check
+    (Triton 2.51) look for the file as written (`TritonModel::Create` in `backend_model.cc`), so
+    a relative path fails there too unless the server was started from a folder that holds it:
+    `Batching library path not found: libbatch.so`.
 
     ## Example
     ```pbtxt
@@ -172,7 +172,6 @@ def batch_strategy_outside_model_dir(model: LoadedModel, ctx: CheckContext) -> I
             f"on the server (e.g. /models/{model.dir.name}/{value})",
             span,
             triton_message=escapes,
-            severity=Severity.WARNING,
         )
     else:
         candidates = _inside_candidates(model, value)
@@ -194,7 +193,6 @@ def batch_strategy_outside_model_dir(model: LoadedModel, ctx: CheckContext) -> I
 
 @model_rule(
     "TC723",
-    "batch-strategy-not-found",
     severity=Severity.ERROR,
     summary="The TRITON_BATCH_STRATEGY_PATH library does not exist in the model directory.",
     phase=Phase.MODEL_INIT,
@@ -205,10 +203,13 @@ def batch_strategy_not_found(model: LoadedModel, ctx: CheckContext) -> Iterator[
     ## What it does
     Reports a `TRITON_BATCH_STRATEGY_PATH` inside the model directory that names no file. An
     absolute path that is not this directory as seen here is matched at the model's name
-    (`/models/m/lib/batch.so` is taken as `m/lib/batch.so`), and then reported as a warning.
+    (`/models/m/lib/batch.so` is taken as `m/lib/batch.so`). With `model-files = "optional"`
+    (the files are fetched at deploy time, and the library may come with them) such a match is a
+    warning.
 
     ## Why it matters
-    Triton fails the load: `Batching library path not found: <path>`.
+    Triton fails the load (`TritonModel::Create` in `backend_model.cc`): `Batching library path
+    not found: <path>`.
 
     ## Example
     ```text
@@ -231,12 +232,19 @@ def batch_strategy_not_found(model: LoadedModel, ctx: CheckContext) -> Iterator[
         return
     rel, exact, _ = inside[0]
     assumed = "" if exact else f" (taking '{value}' as {model.dir.name}/{rel} on the server)"
+    # only the files fetched at deploy time may bring it; else the repository is what is served
+    fetched = not exact and ctx.options.model_files == "optional"
     yield Finding(
         f"batching library '{value}' not found{assumed}: put the library at "
-        f"{model.dir.name}/{rel} or correct the path",
+        f"{model.dir.name}/{rel} or correct the path"
+        + (
+            ""
+            if exact or fetched
+            else ' (model-files = "optional" if it is fetched at deploy time)'
+        ),
         span,
         triton_message=f"Batching library path not found: {value}",
-        severity=None if exact else Severity.WARNING,
+        severity=Severity.WARNING if fetched else None,
     )
 
 
@@ -248,7 +256,6 @@ def _uses_python_backend(config: ModelConfig) -> bool:
 
 @model_rule(
     "TC741",
-    "execution-env-path-not-found",
     severity=Severity.ERROR,
     summary="The python backend's EXECUTION_ENV_PATH names nothing inside the model directory.",
     phase=Phase.MODEL_INIT,
@@ -301,7 +308,6 @@ def execution_env_path_not_found(model: LoadedModel, ctx: CheckContext) -> Itera
 
 @model_rule(
     "TC742",
-    "execution-env-path-relative",
     severity=Severity.WARNING,
     summary="A relative EXECUTION_ENV_PATH is resolved against the server's working directory.",
     phase=Phase.BEST_PRACTICE,

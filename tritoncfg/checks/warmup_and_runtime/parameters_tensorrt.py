@@ -19,7 +19,6 @@ ALLOCATION_STRATEGIES = ("STATIC", "ON_PROFILE_CHANGE")
 
 @model_rule(
     "TC751",
-    "tensorrt-invalid-parameter",
     severity=Severity.ERROR,
     summary="A TensorRT model's `parameters` value the TensorRT backend rejects.",
     phase=Phase.MODEL_INIT,

@@ -76,7 +76,6 @@ def _devices(kind: int | None, gpus: tuple[int, ...] | None) -> tuple[int, ...] 
 
 @model_rule(
     "TC732",
-    "rate-limiter-resource-above-limit",
     severity=Severity.ERROR,
     summary="An instance needs more of a rate-limiter resource than --rate-limit-resource gives.",
     phase=Phase.INSTANCE,

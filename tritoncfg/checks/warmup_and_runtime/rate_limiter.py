@@ -71,7 +71,6 @@ def _resource_index(
 
 @model_rule(
     "TC731",
-    "rate-limiter-resource-global-and-per-device",
     severity=Severity.WARNING,
     summary="A rate-limiter resource is global in one place and per-device in another.",
     phase=Phase.INSTANCE,

@@ -88,7 +88,6 @@ def usable(entry: WarmupInput) -> bool:
 
 @model_rule(
     "TC701",
-    "warmup-sample-skipped",
     severity=Severity.WARNING,
     summary="A warmup sample with batch_size 0 (or unset) is silently skipped.",
     phase=PHASE,
@@ -136,7 +135,6 @@ def warmup_sample_skipped(model: LoadedModel, ctx: CheckContext) -> Iterator[Fin
 
 @model_rule(
     "TC702",
-    "warmup-input-variable-size",
     severity=Severity.ERROR,
     summary="A warmup input has a -1 dim or no data_type, so its size is unknown.",
     phase=PHASE,
@@ -192,7 +190,6 @@ def warmup_input_variable_size(model: LoadedModel, ctx: CheckContext) -> Iterato
 
 @model_rule(
     "TC703",
-    "warmup-input-invalid-dims",
     severity=Severity.ERROR,
     summary="A warmup input has a negative dim other than -1, or a size beyond int64.",
     phase=PHASE,
@@ -248,7 +245,6 @@ def warmup_input_invalid_dims(model: LoadedModel, ctx: CheckContext) -> Iterator
 
 @model_rule(
     "TC704",
-    "warmup-input-no-data",
     severity=Severity.ERROR,
     summary="A warmup input sets none of zero_data, random_data or input_data_file.",
     phase=PHASE,
@@ -307,7 +303,6 @@ def warmup_file_path(model: LoadedModel, name: str) -> str:
 
 @model_rule(
     "TC705",
-    "warmup-data-file-missing",
     severity=Severity.ERROR,
     summary="A warmup input_data_file is not in the model's warmup/ directory.",
     phase=PHASE,

@@ -23,7 +23,6 @@ from tritoncfg.workspace import LoadedModel
 
 @model_rule(
     "TC709",
-    "warmup-data-file-too-small",
     severity=Severity.ERROR,
     summary="A warmup input_data_file is smaller than the input's byte size.",
     phase=PHASE,

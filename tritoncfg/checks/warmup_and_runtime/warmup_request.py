@@ -55,7 +55,6 @@ def _config_input(model: LoadedModel, ctx: CheckContext, entry: WarmupInput) -> 
 
 @model_rule(
     "TC706",
-    "warmup-data-type-mismatch",
     severity=Severity.ERROR,
     summary="A warmup input's data_type differs from the config input's.",
     phase=PHASE,
@@ -112,7 +111,6 @@ def _shape_matches(config_dims: list[int], shape: list[int]) -> bool:
 
 @model_rule(
     "TC707",
-    "warmup-shape-mismatch",
     severity=Severity.ERROR,
     summary="A warmup input's dims do not match the config input's dims.",
     phase=PHASE,
@@ -174,7 +172,6 @@ def warmup_shape_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Fin
 
 @model_rule(
     "TC708",
-    "warmup-missing-required-inputs",
     severity=Severity.ERROR,
     summary="A warmup sample does not provide every required (non-optional) config input.",
     phase=PHASE,
@@ -256,7 +253,6 @@ _BATCH_CHECKING_BACKENDS = frozenset(
 
 @model_rule(
     "TC710",
-    "warmup-batch-size-exceeds-max",
     severity=Severity.ERROR,
     summary="A warmup sample's batch_size is above max_batch_size (above 1 when it is 0).",
     phase=PHASE,
@@ -330,7 +326,6 @@ def _sequence_tensors(config: ModelConfig) -> list[tuple[str, str]]:
 
 @model_rule(
     "TC715",
-    "warmup-sequence-tensors-missing",
     severity=Severity.ERROR,
     summary="A sequence model's warmup sample lacks the control or implicit state tensors.",
     phase=PHASE,

@@ -1,0 +1,202 @@
+"""What `tritoncfg lint` does with its result, by ruff's conventions: where the report goes
+(`-o`), how much is said (`-s`, `-q`, `-v`), the exit status (`--exit-zero`,
+`--exit-non-zero-on-fix`), `--statistics`, the concise, json-lines and gitlab formats, and the
+`TRITONCFG_OUTPUT_FORMAT` default of `-f`.
+
+Free of Typer, Click and Rich, like lint_core.py, which calls it (the pre-commit fast path too).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from tritoncfg.cli.common import EXIT_FINDINGS, EXIT_OK, fail, refuse_cloud, use_color
+from tritoncfg.record import record
+
+if TYPE_CHECKING:
+    from tritoncfg.api import LintResult
+    from tritoncfg.cli.lint_core import LintRequest, OutputFormat
+
+ENV_OUTPUT_FORMAT = "TRITONCFG_OUTPUT_FORMAT"
+STATISTICS_FORMATS = ("text", "concise", "json")  # ruff refuses --statistics in the others
+DEBUG = "tritoncfg: debug: "
+
+
+@record(frozen=True)
+class OutputOptions:
+    """The output half of a `tritoncfg lint` command line. The defaults are the command's."""
+
+    output_file: Path | None = None  # -o: the report goes there (atomically), not to stdout
+    exit_zero: bool = False  # exit 0 whatever the findings (a usage error still exits 2)
+    exit_non_zero_on_fix: bool = False  # with --fix: exit 1 when a file was changed
+    silent: bool = False  # -s: no report, warning or fix summary; errors still shown
+    verbose: bool = False  # -v: settings, cache and models on stderr
+
+
+def environment_format() -> OutputFormat | None:
+    """`-f`'s default from TRITONCFG_OUTPUT_FORMAT (unset or empty: text, as Click reads it);
+    None for a value that names no format, which the Typer command reports (exit 2)."""
+    from tritoncfg.cli.lint_core import OutputFormat
+
+    value = os.environ.get(ENV_OUTPUT_FORMAT)
+    if not value:
+        return OutputFormat.text
+    return OutputFormat(value) if value in OutputFormat._value2member_map_ else None
+
+
+def check(request: LintRequest) -> None:
+    """Usage errors of the output options, before anything is linted (exit 2)."""
+    output = request.output
+    levels = (
+        ("--quiet", request.quiet),
+        ("--silent", output.silent),
+        ("--verbose", output.verbose),
+    )
+    chosen = [flag for flag, on in levels if on]
+    if len(chosen) > 1:
+        fail(f"{chosen[0]} cannot be used with {chosen[1]}: choose one of -q, -s and -v")
+    if request.statistics and request.output_format not in STATISTICS_FORMATS:
+        fail(
+            f"--statistics prints a table (text, concise) or JSON (json), "
+            f"not --format {request.output_format}"
+        )
+    if output.output_file is not None:
+        refuse_cloud([output.output_file], "lint --output-file")
+        if output.output_file.is_dir():
+            fail(f"{output.output_file}: is a directory; --output-file names the report's file")
+
+
+def exit_status(output: OutputOptions, *, failed: bool, fixed: bool = False) -> int:
+    """As ruff decides it: --exit-zero wins; --exit-non-zero-on-fix fails a run that fixed."""
+    if output.exit_zero:
+        return EXIT_OK
+    return EXIT_FINDINGS if failed or (fixed and output.exit_non_zero_on_fix) else EXIT_OK
+
+
+def color(request: LintRequest, out: TextIO) -> bool:
+    """A report written to a file has no colour codes, whatever --color says (as ruff)."""
+    return request.output.output_file is None and use_color(request.color, out)
+
+
+@contextlib.contextmanager
+def report_stream(request: LintRequest) -> Iterator[TextIO]:
+    """Where the report is written: stdout, nowhere (-s), or the -o file, replaced atomically
+    once the report is whole (a reader never sees half of it, and a failed run leaves the old)."""
+    target = request.output.output_file
+    if target is None:
+        yield io.StringIO() if request.output.silent else sys.stdout
+        return
+    buffer = io.StringIO()
+    yield buffer
+    from tritoncfg.atomic import write_atomic
+
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)  # as ruff: the folders are made
+        write_atomic(target, buffer.getvalue())
+    except OSError as exc:
+        fail(f"{target}: cannot write the report: {exc.strerror or exc}")
+
+
+def render(request: LintRequest, result: LintResult, out: TextIO) -> bool:
+    """--statistics and the formats rendered here; False for the others (lint_core's)."""
+    fmt = request.output_format
+    if request.statistics:
+        from tritoncfg.report.statistics import (
+            render_statistics,
+            render_statistics_json,
+            rule_counts,
+        )
+
+        counts = rule_counts(result.diagnostics, unsafe=request.unsafe_fixes)
+        if fmt == "json":
+            out.write(render_statistics_json(counts) + "\n")
+            return True
+        render_statistics(out, counts)
+    elif fmt == "concise":
+        from tritoncfg.cli.fix_report import fixable_test
+        from tritoncfg.report.concise import render_concise
+
+        render_concise(out, result.diagnostics, fixable=fixable_test(request.unsafe_fixes))
+    elif fmt == "json-lines":
+        from tritoncfg.report.jsonlines import render_json_lines
+
+        render_json_lines(out, result.diagnostics)
+        return True
+    elif fmt == "gitlab":
+        from tritoncfg.report.gitlab import render_gitlab
+
+        out.write(render_gitlab(result.diagnostics) + "\n")
+        return True
+    else:
+        return False
+    if not request.quiet:  # the table and the concise lines end with the text format's verdict
+        from tritoncfg.report.text import summary_line
+
+        files, models = result.files, result.models
+        out.write(
+            summary_line(result.diagnostics, files=files, models=models, color=color(request, out))
+        )
+    return True
+
+
+def debug(request: LintRequest, line: str) -> None:
+    if request.output.verbose:
+        sys.stderr.write(DEBUG + line + "\n")
+
+
+def begin(request: LintRequest) -> float:
+    """-v: the settings file and cache the run uses; the start time."""
+    if request.output.verbose:
+        for line in _setup_lines(request):
+            debug(request, line)
+    return time.perf_counter()
+
+
+def _setup_lines(request: LintRequest) -> list[str]:
+    from tritoncfg.api import project
+    from tritoncfg.settings import load_settings
+
+    try:
+        chosen = project(
+            request.paths, request.overrides, config=request.config, isolated=request.isolated
+        )
+        local = [path for path in chosen.paths if isinstance(path, Path)]
+        settings = load_settings(
+            local[0] if local else Path.cwd(), config=request.config, isolated=request.isolated
+        )
+    except Exception:  # the lint itself reports it, as a usage error
+        return []
+    if request.isolated:
+        where = "none (--isolated)"
+    else:
+        where = str(settings.path) if settings.path else "none found; the defaults apply"
+    cache = chosen.setup.cache_dir
+    return [f"settings file: {where}", f"cache: {cache if cache is not None else 'off'}"]
+
+
+def finish(request: LintRequest, result: LintResult, started: float) -> None:
+    """-v: the models and config files found, what came from the cache, the time taken."""
+    if not request.output.verbose:
+        return
+    debug(request, f"found {_count(result.models, 'model')}, {_count(result.files, 'config file')}")
+    for path in result.file_paths:
+        debug(request, f"config file: {path}")
+    if result.replayed:
+        debug(request, "cache: the whole run replayed (nothing changed since the last run)")
+    else:
+        reused = max(0, result.models - len(result.relinted))
+        debug(request, f"cache hits: {reused} of {_count(result.models, 'model')}")
+    for name in result.relinted:
+        debug(request, f"linted: {name}")
+    debug(request, f"done in {time.perf_counter() - started:.3f}s")
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
