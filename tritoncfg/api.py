@@ -200,7 +200,7 @@ def lint(
             items,
             options or LintOptions(),
             selection or RuleSelection(),
-            filters or PathFilters(),
+            (filters or PathFilters()).fresh(),  # the ignore files read anew for each run
             overrides,
             jobs,
             cache_dir,
@@ -291,13 +291,23 @@ def lint_discovered(
 def _chosen(
     repositories: tuple[Repository, ...], filters: PathFilters
 ) -> list[tuple[Repository, ModelDir]]:
-    """The models of the repositories to lint: those the path filters do not exclude."""
-    return [
-        (repository, model)
-        for repository in repositories
-        for model in repository.models
-        if not filters.excluded(model.path)
-    ]
+    """The models of the repositories to lint: those the path filters do not leave out (a model
+    named on the command line, itself or a config file in it, only with force-exclude)."""
+    chosen = []
+    for repository in repositories:
+        named = _named(repository)
+        chosen += [
+            (repository, model)
+            for model in repository.models
+            if not filters.excluded(model.path, named=model.path in named)
+        ]
+    return chosen
+
+
+def _named(repository: Repository) -> set[Path]:
+    """The directories a path given for `repository` names: the path itself, and above a config
+    file its model directory (`m/config.pbtxt`, `m/configs/x.pbtxt`)."""
+    return {p for given in repository.inputs for p in (given, given.parent, given.parent.parent)}
 
 
 def _pools_scans(plans: list[RootPlan], job: LintJob) -> bool:

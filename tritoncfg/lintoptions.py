@@ -20,6 +20,7 @@ from tritoncfg.settings import Settings
 if TYPE_CHECKING:
     from tritoncfg.checks import LintOptions
     from tritoncfg.checks.core.selection import PathFilters, RuleSelection
+    from tritoncfg.file_selection import FileSelection
 
 
 class OptionError(ValueError):
@@ -49,6 +50,8 @@ class LintOverrides:
     warnings_as_errors: bool | None = None
     cache: bool | None = None  # reuse unchanged models' findings from .tritoncfg_cache/
     cache_dir: Path | None = None  # where that cache lives; None: the settings' `cache-dir`
+    respect_gitignore: bool | None = None  # leave out what .gitignore files ignore (default on)
+    force_exclude: bool | None = None  # leave out named paths too when excluded or ignored
 
 
 @record(frozen=True)
@@ -69,10 +72,13 @@ def lint_setup(settings: Settings, overrides: LintOverrides | None = None) -> Li
     selection = _selection(settings, given)
     from tritoncfg.checks.core.selection import PathFilters, SelectorError, check_selectors
 
+    files = file_selection(settings, given)
     filters = PathFilters(
-        base=settings.base,
-        exclude=tuple(settings.get("exclude", [])),
+        base=files.base,
+        exclude=files.exclude,
         per_path_ignores={k: tuple(v) for k, v in settings.get("per-path-ignores", {}).items()},
+        respect_gitignore=files.respect_gitignore,
+        force_exclude=files.force_exclude,
     )
     try:
         check_selectors(selection.selectors())
@@ -88,6 +94,20 @@ def lint_setup(settings: Settings, overrides: LintOverrides | None = None) -> Li
         filters,
         warnings_as_errors=_first(given.warnings_as_errors, settings.get("warnings-as-errors")),
         cache_dir=folder if cache else None,
+    )
+
+
+def file_selection(settings: Settings, overrides: LintOverrides | None = None) -> FileSelection:
+    """Which files a command takes (`exclude`, `respect-gitignore`, `force-exclude`), the
+    overrides winning: what lint's path filters and fmt's walk both use."""
+    from tritoncfg.file_selection import FileSelection
+
+    given = overrides or LintOverrides()
+    return FileSelection(
+        settings.base,
+        tuple(settings.get("exclude", [])),
+        respect_gitignore=_first(given.respect_gitignore, settings.get("respect-gitignore", True)),
+        force_exclude=_first(given.force_exclude, settings.get("force-exclude")),
     )
 
 

@@ -121,7 +121,18 @@ CONFIG_SCHEMA: dict[str, Any] = {
         "exclude": {
             "type": "array",
             "items": {"type": "string"},
-            "description": "Gitignore-style patterns (relative to the configuration file) of model directories not to lint.",
+            "description": "Gitignore-style patterns (relative to the configuration file) of model "
+            "directories and files that lint, fmt, complete and probe leave out.",
+        },
+        "respect-gitignore": {
+            "type": "boolean",
+            "description": "Leave out what .gitignore files (and .git/info/exclude) ignore, "
+            "inside a git work tree, as ruff does. Default: true.",
+        },
+        "force-exclude": {
+            "type": "boolean",
+            "description": "Apply exclude and .gitignore to paths named on the command line too "
+            "(pre-commit passes file names). Default: false.",
         },
         "per-path-ignores": {
             "type": "object",

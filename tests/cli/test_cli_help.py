@@ -73,8 +73,8 @@ def test_help_keeps_every_bracketed_text(path: tuple[str, ...], command: Any) ->
 )
 def test_help_at_80_columns_shows_every_option_whole(path: tuple[str, ...], command: Any) -> None:
     """Rich's table would cut `--model-config-name` to `--model-config-na…` here; Click's
-    layout wraps the text under the option instead. Groups (short options, whole command
-    summaries) stay Rich."""
+    layout wraps the text under the option instead, for groups and commands alike (one style:
+    no box anywhere)."""
     result = CliRunner().invoke(
         app, [*path, "--help"], env={"NO_COLOR": "1", "COLUMNS": "80"}, terminal_width=80
     )
@@ -82,7 +82,7 @@ def test_help_at_80_columns_shows_every_option_whole(path: tuple[str, ...], comm
     lines = result.output.splitlines()
     assert max(len(line) for line in lines) <= 80, result.output
     assert "…" not in result.output
-    assert ("╭" in result.output) == hasattr(command, "commands")
+    assert "╭" not in result.output and "│" not in result.output
     words = set(result.output.replace(",", " ").replace("│", " ").split())
     for param in command.params:
         for name in getattr(param, "opts", []) + getattr(param, "secondary_opts", []):
@@ -93,12 +93,18 @@ def test_help_at_80_columns_shows_every_option_whole(path: tuple[str, ...], comm
             assert _squeezed(bracketed.rstrip(".,);:")) in _squeezed(result.output), bracketed
 
 
-def test_wide_help_is_still_rich() -> None:
-    result = CliRunner().invoke(
-        app, ["lint", "--help"], env={"NO_COLOR": "1", "COLUMNS": "120"}, terminal_width=120
-    )
-    assert result.exit_code == 0 and "╭─ Options" in result.output, result.output
-    assert "--model-config-name" in result.output
+def test_help_has_one_layout_at_every_width() -> None:
+    """The root group and a command look alike, wide or narrow: Click's sections, no boxes;
+    each command's summary is its whole first sentence."""
+    for width in (80, 120):
+        env = {"NO_COLOR": "1", "COLUMNS": str(width)}
+        root = CliRunner().invoke(app, ["--help"], env=env, terminal_width=width)
+        lint = CliRunner().invoke(app, ["lint", "--help"], env=env, terminal_width=width)
+        for result in (root, lint):
+            assert result.exit_code == 0, result.output
+            assert "Options:" in result.output and "╭" not in result.output
+        assert "--model-config-name" in lint.output
+        assert "report every problem with file:line:col." in " ".join(root.output.split())
 
 
 @pytest.mark.parametrize(

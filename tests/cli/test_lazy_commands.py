@@ -14,7 +14,10 @@ from tritoncfg.cli.app import Commands, app
 def test_root_help_lists_every_visible_command_with_its_summary() -> None:
     result = CliRunner().invoke(app, ["--help"], env={"NO_COLOR": "1"}, terminal_width=200)
     assert result.exit_code == 0, result.output
-    listed = {line.split()[1] for line in result.output.splitlines() if line.startswith("│ ")}
+    section = result.output.split("Commands:\n", 1)[1]
+    listed = {
+        line.split()[0] for line in section.splitlines() if line.startswith("  ") and line[2] != " "
+    }
     visible = {name for name, lazy in Commands.LAZY.items() if not lazy.hidden}
     assert visible <= listed, visible - listed
     assert "config-schema" not in listed

@@ -41,7 +41,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
-    rich_markup_mode="rich",
+    rich_markup_mode=None,  # help and usage errors: cli/help.py
     cls=Commands,
 )
 

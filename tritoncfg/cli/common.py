@@ -1,4 +1,4 @@
-"""What every command shares: colour choice, the usage-error exit, path checks.
+"""What every command shares: the colour decision, the usage-error exit, path checks.
 
 No Typer here: `tritoncfg lint PATH...` runs without it (cli/main.py), through this module."""
 
@@ -24,14 +24,23 @@ class Color(StrEnum):
 
 
 def use_color(color: Color, stream: TextIO) -> bool:
-    """`auto` follows the terminal and the NO_COLOR / FORCE_COLOR conventions."""
+    """The one decision of whether tritoncfg writes colour (findings, tables, help, usage
+    errors), in this order: `--color always|never`; `NO_COLOR` (set and not empty: none);
+    `FORCE_COLOR` or `CLICOLOR_FORCE` (not empty, not 0: colour even into a pipe); then
+    `TERM=dumb` or `CLICOLOR=0` (none); else whether `stream` is a terminal."""
     if color is not Color.auto:
         return color is Color.always
-    if os.environ.get("NO_COLOR"):
+    environ = os.environ
+    if environ.get("NO_COLOR"):
         return False
-    if os.environ.get("FORCE_COLOR"):
+    if environ.get("FORCE_COLOR") or environ.get("CLICOLOR_FORCE", "0") not in ("", "0"):
         return True
-    return stream.isatty()
+    if environ.get("TERM") == "dumb" or environ.get("CLICOLOR") == "0":
+        return False
+    try:
+        return stream.isatty()
+    except ValueError:  # a closed stream
+        return False
 
 
 def fail(message: str) -> NoReturn:

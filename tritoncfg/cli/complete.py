@@ -82,6 +82,7 @@ def complete_command(
     2 usage error, unreadable path, or a config that does not parse.
     """
     from tritoncfg.api import OptionError, SettingsError, project
+    from tritoncfg.cli.file_selection import selected_models
     from tritoncfg.lintoptions import LintOverrides
     from tritoncfg.workspace import load
 
@@ -89,11 +90,13 @@ def complete_command(
         refuse_cloud(paths, "complete --write")
     targets = [_target(path, write) for path in paths]
     try:  # the project's settings, as lint reads them, with the options over them
-        options = project(targets, LintOverrides(triton_mode=triton_mode, gpus=gpus)).setup.options
+        setup = project(targets, LintOverrides(triton_mode=triton_mode, gpus=gpus)).setup
     except (SettingsError, OptionError) as exc:
         fail(str(exc))
+    options = setup.options
     strict = options.triton_mode == "strict"
     workspace = load(targets)
+    workspace.models = selected_models(workspace, setup.filters, targets)  # exclude, .gitignore
     if not workspace.models:
         fail(f"{paths[0]}: no model directory found")
     status = EXIT_OK

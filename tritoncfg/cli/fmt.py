@@ -16,28 +16,52 @@ from tritoncfg.cli.common import (
     refuse_cloud,
     repository_paths,
 )
+from tritoncfg.cli.file_selection import FORCE_EXCLUDE, RESPECT_GITIGNORE
 
 if TYPE_CHECKING:
     from tritoncfg.confined import Snapshot
+    from tritoncfg.file_selection import FileSelection
 
-CONFIG_GLOBS = ("config.pbtxt", "configs/*.pbtxt")
+
+def is_config_file(path: Path) -> bool:
+    """`config.pbtxt`, or `configs/<name>.pbtxt` (Triton's --model-config-name files)."""
+    return path.name == "config.pbtxt" or (
+        path.parent.name == "configs" and path.suffix == ".pbtxt"
+    )
 
 
-def config_files(paths: list[Path]) -> list[tuple[Path, Path]]:
+def config_files(paths: list[Path], selection: FileSelection) -> list[tuple[Path, Path]]:
     """The files to format, each with the repository root it must be reached from without
-    leaving (as discovery finds it): files as given; directories searched for config.pbtxt and
-    configs/*.pbtxt (symlinked directories are not entered, as lint does not)."""
+    leaving (as discovery finds it): files as given (left out only with force-exclude);
+    directories searched for config.pbtxt and configs/*.pbtxt, leaving out what `exclude` and
+    .gitignore files cover (symlinked directories are not entered, as lint does not)."""
     from tritoncfg.repository.discover import root_of
 
     found: dict[Path, Path] = {}
     for path in paths:
         root = root_of(path)
         if path.is_dir() and path.suffix.lower() not in (".pbtxt", ".json"):
-            for pattern in CONFIG_GLOBS:
-                found.update((p, root) for p in path.rglob(pattern) if p.is_file())
-        else:  # a file, or a directory named as one: refused when it is read
+            wanted = selection.walk(path, lambda p: is_config_file(p) and p.is_file())
+            found.update((p, root) for p in wanted)
+        elif not selection.skips(path):  # a file, or a directory named as one: refused when read
             found.setdefault(path, root)
     return sorted(found.items())
+
+
+def _selection(
+    paths: list[Path], respect_gitignore: bool | None, force_exclude: bool | None
+) -> FileSelection:
+    """The project's file selection (its settings found from the first path, as lint finds
+    them), with the options over it."""
+    from tritoncfg.lintoptions import LintOverrides, file_selection
+    from tritoncfg.settings import SettingsError, load_settings
+
+    try:
+        settings = load_settings(paths[0])
+    except SettingsError as exc:
+        fail(str(exc))
+    overrides = LintOverrides(respect_gitignore=respect_gitignore, force_exclude=force_exclude)
+    return file_selection(settings, overrides)
 
 
 def _diff(path: str, before: str, after: str) -> str:
@@ -95,6 +119,8 @@ def fmt_command(
     stdin: Annotated[
         bool, typer.Option("--stdin", help="Format standard input to standard output.")
     ] = False,
+    respect_gitignore: Annotated[bool | None, RESPECT_GITIGNORE] = None,
+    force_exclude: Annotated[bool | None, FORCE_EXCLUDE] = None,
 ) -> None:
     """Format configs in one canonical style, keeping every comment. Writes are atomic."""
     from tritoncfg.repository.model import is_json_path
@@ -118,7 +144,8 @@ def fmt_command(
     changed: list[Path] = []
     broken = 0
     refuse_cloud(paths, "fmt")
-    for path, root in config_files(repository_paths(paths)):
+    given = repository_paths(paths)
+    for path, root in config_files(given, _selection(given, respect_gitignore, force_exclude)):
         read = _read(path, root)
         if read is None:
             broken += 1

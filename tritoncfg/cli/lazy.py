@@ -9,13 +9,16 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping, MutableMapping
+import sys
+from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 import typer
 import typer.main
 
-from tritoncfg.cli.help import PlainHelpCommand, PlainHelpGroup
+from tritoncfg.cli.clickapi import click
+from tritoncfg.cli.common import Color, use_color
+from tritoncfg.cli.help import PlainHelpCommand, PlainHelpGroup, show_usage_error
 
 
 class LazyCommand(NamedTuple):
@@ -26,10 +29,10 @@ class LazyCommand(NamedTuple):
     hidden: bool = False
 
 
-def _build(name: str, lazy: LazyCommand, markup: Any) -> Any:
+def _build(name: str, lazy: LazyCommand) -> Any:
     module_name, attribute = lazy.target.split(":")
     target = getattr(importlib.import_module(module_name), attribute)
-    holder = typer.Typer(rich_markup_mode=markup)
+    holder = typer.Typer(rich_markup_mode=None)
     if lazy.group:
         holder.add_typer(target, name=name, cls=PlainHelpGroup, hidden=lazy.hidden)
     else:
@@ -57,8 +60,7 @@ class LazyGroup(PlainHelpGroup):
     def _resolve(self, name: str) -> Any:
         command = self._eager.get(name)
         if command is None and name in self.LAZY:
-            markup = getattr(self, "rich_markup_mode", "rich")
-            command = self._eager[name] = _build(name, self.LAZY[name], markup)
+            command = self._eager[name] = _build(name, self.LAZY[name])
         return command
 
     def list_commands(self, ctx: Any) -> list[str]:
@@ -66,3 +68,32 @@ class LazyGroup(PlainHelpGroup):
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         return self._resolve(cmd_name)
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        """Typer's main, with the colour decision (`use_color`) in the context and usage errors
+        shown by `show_usage_error` rather than in Typer's Rich panel."""
+        extra.setdefault("color", use_color(Color.auto, sys.stdout))
+        if not standalone_mode:
+            return super().main(
+                args, prog_name, complete_var, standalone_mode, windows_expand_args, **extra
+            )
+        try:
+            status = super().main(
+                args, prog_name, complete_var, False, windows_expand_args, **extra
+            )
+        except click.exceptions.ClickException as error:
+            show_usage_error(error)
+            sys.exit(error.exit_code)
+        except typer.Abort:
+            sys.stderr.write("Aborted!\n")
+            sys.exit(1)
+        # not standalone, Typer returns an Exit's status, or what the command returned (None)
+        sys.exit(status if isinstance(status, int) else 0)

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from tritoncfg.cli.common import Color, fail
+from tritoncfg.cli.file_selection import FORCE_EXCLUDE, RESPECT_GITIGNORE
 from tritoncfg.cli.lint_core import LintRequest, OutputFormat, run_lint
 from tritoncfg.cli.lint_input import LintInputs, config_arguments
 from tritoncfg.cli.lint_output import ENV_OUTPUT_FORMAT, OutputOptions
@@ -259,10 +260,13 @@ def lint_command(
         typer.Option(
             metavar="<name>",
             help="With the path -: the name of the config read from standard input; its model "
-            "and settings are NAME's. Nothing is written.",
+            "and settings are NAME's (with --force-exclude, an excluded or ignored NAME is "
+            "skipped). Nothing is written.",
         ),
     ] = None,
     color: Annotated[Color, typer.Option(help="Colour in text output.")] = Color.auto,
+    respect_gitignore: Annotated[bool | None, RESPECT_GITIGNORE] = None,
+    force_exclude: Annotated[bool | None, FORCE_EXCLUDE] = None,
 ) -> None:
     """Check configs the way Triton loads them, and report every problem with file:line:col.
 
@@ -293,6 +297,8 @@ def lint_request(params: Mapping[str, Any]) -> LintRequest:
         warnings_as_errors=params["warnings_as_errors"],
         cache=params["cache"],
         cache_dir=params["cache_dir"],
+        respect_gitignore=params["respect_gitignore"],
+        force_exclude=params["force_exclude"],
     )
     config, settings = config_arguments(params["config"])
     fixing = params["apply_fixes"] or params["show_diff"]

@@ -20,6 +20,7 @@ from tritoncfg.record import record
 
 if TYPE_CHECKING:
     from tritoncfg.api import LintResult
+    from tritoncfg.checks.core.selection import PathFilters
     from tritoncfg.cli.lint_core import LintRequest
 
 CACHE_DIR_ENV = "TRITONCFG_CACHE_DIR"
@@ -122,25 +123,15 @@ def read_stdin() -> str:
 def lint_stdin(request: LintRequest, text: str) -> LintResult:
     """The config on standard input linted as the file NAME: in place of NAME where that file
     exists (its model folder as it is), else as the config of a model folder named as NAME's,
-    holding nothing else. Writes nothing there, and uses no cache."""
-    from tritoncfg.api import lint, project
+    holding nothing else. Writes nothing there, and uses no cache. A NAME that `exclude` or a
+    .gitignore leaves out is linted all the same (it is named), unless force-exclude: then
+    nothing is linted, as ruff skips an excluded --stdin-filename."""
+    from tritoncfg.api import LintResult, lint
     from tritoncfg.lintoptions import lint_setup
     from tritoncfg.settings import load_settings
 
     assert request.inputs.stdin_filename is not None
     name = Path(os.path.abspath(request.inputs.stdin_filename))
-    if name.is_file():
-        chosen = project(
-            [name],
-            request.overrides,
-            config=request.config,
-            isolated=request.isolated,
-            settings_overrides=request.inputs.settings,
-        )
-        setup = chosen.setup
-        return lint(
-            [name], setup.options, setup.selection, setup.filters, overrides={str(name): text}
-        )
     settings = load_settings(
         name,
         config=request.config,
@@ -148,6 +139,12 @@ def lint_stdin(request: LintRequest, text: str) -> LintResult:
         overrides=request.inputs.settings,
     )
     setup = lint_setup(settings, request.overrides)
+    if _left_out(setup.filters, name):
+        return LintResult([], files=0, models=0, warnings_as_errors=setup.warnings_as_errors)
+    if name.is_file():
+        return lint(
+            [name], setup.options, setup.selection, setup.filters, overrides={str(name): text}
+        )
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="tritoncfg-stdin-") as scratch:
@@ -157,6 +154,16 @@ def lint_stdin(request: LintRequest, text: str) -> LintResult:
         result = lint(model / name.name, setup.options, setup.selection, setup.filters)
         _rename(result, str(model), str(name.parent))
     return result
+
+
+def _left_out(filters: PathFilters, name: Path) -> bool:
+    """Whether force-exclude leaves out NAME: the file (or a folder above it) is excluded or
+    ignored, or its model folder is (`configs/NAME` is a config of the folder above)."""
+    if not filters.force_exclude:
+        return False
+    model = name.parent.parent if name.parent.name == "configs" else name.parent
+    files = filters.files
+    return files.skips(name) or files.skips_model(model, named=True)
 
 
 def _rename(result: LintResult, scratch: str, real: str) -> None:

@@ -1,6 +1,6 @@
 """The `tritoncfg` console script (and `python -m tritoncfg`).
 
-`tritoncfg lint PATH...` with no option at all is how pre-commit calls the hook, once per commit:
+`tritoncfg lint [--force-exclude] PATH...` is how pre-commit calls the hook, once per commit:
 that shape runs `run_lint` (cli/lint_core.py) with the command's defaults, without importing
 Typer, Click or Rich (about a quarter of a one-config run). The Typer command runs the same
 `run_lint`, so the output is the same byte for byte; TRITONCFG_OUTPUT_FORMAT is read by both.
@@ -13,13 +13,19 @@ from __future__ import annotations
 import os
 import sys
 
+# the one option the fast path takes: pre-commit's hook entry is `tritoncfg lint --force-exclude`
+FORCE_EXCLUDE = "--force-exclude"
+
 
 def plain_lint(args: list[str]) -> bool:
-    """`lint PATH...`: no option, at least one path, and no shell-completion request."""
+    """`lint PATH...` (with `--force-exclude` or not): no other option, at least one path, and
+    no shell-completion request."""
+    paths = [arg for arg in args[1:] if arg != FORCE_EXCLUDE]
     return (
         len(args) >= 2
         and args[0] == "lint"
-        and not any(arg.startswith("-") for arg in args[1:])
+        and bool(paths)
+        and not any(arg.startswith("-") for arg in paths)
         and not any(name.endswith("_COMPLETE") for name in os.environ)
     )
 
@@ -37,9 +43,12 @@ def main() -> None:
         app()
         return
     from tritoncfg.cli.lint_core import LintRequest, run_lint
+    from tritoncfg.lintoptions import LintOverrides
 
+    paths = tuple(arg for arg in args[1:] if arg != FORCE_EXCLUDE)
+    overrides = LintOverrides(force_exclude=True) if FORCE_EXCLUDE in args[1:] else LintOverrides()
     try:
-        status = run_lint(LintRequest(tuple(args[1:]), output_format=output_format))
+        status = run_lint(LintRequest(paths, overrides, output_format=output_format))
     except KeyboardInterrupt:  # as Typer's main: no traceback
         status = 130
     except BrokenPipeError:  # `tritoncfg lint ... | head`: as Typer's main

@@ -19,6 +19,7 @@ from tritoncfg.cli.common import Color, fail, repository_paths, use_color
 from tritoncfg.runtimes import RUNTIMES
 
 if TYPE_CHECKING:
+    from tritoncfg.checks.core.selection import PathFilters
     from tritoncfg.probe.coverage import BatchCoverage
     from tritoncfg.probe.plan import ModelPlan, Range
     from tritoncfg.probe.results import ModelResult
@@ -149,12 +150,14 @@ def probe_command(
     Exit status: 0 every point OK or SKIP; 1 a point FAILed; 2 usage error;
     3 a runner cannot run here (no runtime installed, no GPU for TensorRT).
     """
+    from tritoncfg.cli.file_selection import selected_models
     from tritoncfg.probe.contract import ProbeSettings
     from tritoncfg.probe.targets import plan_workspace
     from tritoncfg.workspace import load
 
-    workspace = load(repository_paths(paths))
-    models = workspace.models
+    given = repository_paths(paths)
+    workspace = load(given)
+    models = selected_models(workspace, _filters(given), given)  # exclude, .gitignore
     if shard is not None:
         index, count = _shard(shard)
         models = [m for i, m in enumerate(models) if i % count == index]
@@ -194,6 +197,16 @@ def probe_command(
             (suggest, latency_budget_ms, target_rps),
         )
     )
+
+
+def _filters(given: list[Path]) -> PathFilters:
+    """The project's path filters (its settings, as lint reads them)."""
+    from tritoncfg.api import OptionError, SettingsError, project
+
+    try:
+        return project(given).setup.filters
+    except (SettingsError, OptionError) as exc:
+        fail(str(exc))
 
 
 def _probe(

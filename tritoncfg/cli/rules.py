@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from tritoncfg.cli.common import fail
+from tritoncfg.cli.common import Color, fail, use_color
 from tritoncfg.cli.help import PlainHelpCommand
 
 
@@ -52,16 +52,17 @@ def rules_command(
         # piped or redirected: one line per rule, for grep and diff; nothing wraps
         _write_lines(header, rows_text)
         return
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
+
+    from tritoncfg.report.console import rich_console
 
     table = Table(show_lines=False, header_style="bold")
     for column in header:
         table.add_column(column, overflow="fold")
     for row in rows_text:
         table.add_row(*(Text(cell) for cell in row))  # Text: a summary's [brackets] stay
-    Console(highlight=False).print(table)
+    rich_console(None, color=use_color(Color.auto, sys.stdout), highlight=False).print(table)
 
 
 def _write_lines(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> None:
@@ -76,10 +77,10 @@ def explain_command(
     rule: Annotated[str, typer.Argument(help="A rule code (TC203) or name.", show_default=False)],
 ) -> None:
     """Show a rule's full documentation."""
-    from rich.console import Console
     from rich.markdown import Markdown
 
     from tritoncfg.checks import RULES
+    from tritoncfg.report.console import rich_console
     from tritoncfg.schema.lookup import suggest
 
     found = RULES.get(rule.upper()) or next((r for r in RULES.values() if r.name == rule), None)
@@ -92,7 +93,8 @@ def explain_command(
     header = f"# {found.code} {found.name}\n\n*{found.severity.value}* · Triton phase {found.phase}"
     if found.fixable:
         header += " · fixable with `--fix`"
-    Console(highlight=False).print(Markdown(f"{header}\n\n{found.summary}\n\n{found.doc}"))
+    console = rich_console(None, color=use_color(Color.auto, sys.stdout), highlight=False)
+    console.print(Markdown(f"{header}\n\n{found.summary}\n\n{found.doc}"))
 
 
 schema_app = typer.Typer(

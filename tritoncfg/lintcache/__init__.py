@@ -1,7 +1,7 @@
 """The lint cache (`.tritoncfg_cache/`): each model's outcome, reused while its inputs are unchanged.
 
-A run's key covers tritoncfg's version, the lint options, the rule selection and the path
-filters; a model's key covers its config's bytes (a checksum), what discovery found in its
+A run's key covers tritoncfg's version, the lint options, the rule selection, the path
+filters and the `.gitignore` files above the paths (file_selection.py); a model's key covers its config's bytes (a checksum), what discovery found in its
 directory, and the stamp (times, size, inode) of every directory and file listed there. An entry
 is used when the model's key is unchanged and so is the key of every model its cross-model checks
 asked for (ensemble steps, transitively): change one model and only it and the models that depend
@@ -112,7 +112,11 @@ class LintCache:
     def __init__(self, directory: Path, job: LintJob, inputs: Iterable[Path]) -> None:
         self.started = time.time_ns()
         # per set of linted paths too: a pre-commit run over a few files reads a small file
-        self.run = f"{run_key(job)} {sorted(map(str, inputs))}"
+        inputs = sorted(inputs)
+        # and per content of the .gitignore files above them: a model they come to ignore (or
+        # take back) must not be replayed from a run that linted it (or left it out)
+        ignores = job.filters.files.fingerprint(inputs)
+        self.run = f"{run_key(job)} {[str(i) for i in inputs]} {ignores}"
         name = digest(self.run.encode())
         self.file = f"lint-{name}.json"
         self.replay_file = f"replay-{name}.json"

@@ -142,12 +142,13 @@ def summary_line(summary: dict[str, int]) -> str:
 
 def render_tables(results: Sequence[ModelResult], stream: TextIO, color: bool) -> None:
     """One Rich table per model: a row per point (status, reason, latency, throughput, error)."""
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
+    from tritoncfg.report.console import rich_console
+
     width = None if stream.isatty() else 160  # a pipe or file: do not fold at 80 columns
-    console = Console(file=stream, no_color=not color, highlight=False, width=width)
+    console = rich_console(stream, color=color, highlight=False, width=width)
     for result in results:
         title = escape(f"{result.model} [{result.runner or '-'}] {result.status}")
         console.print(f"[bold]{title}[/bold]  {escape(result.path)}", markup=True)

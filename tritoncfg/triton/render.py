@@ -62,10 +62,10 @@ def _agree_cell(verdict: ModelVerdict) -> str:
 
 
 def render_verify_text(out: TextIO, report: VerifyReport, *, color: bool) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
+    from tritoncfg.report.console import rich_console
     from tritoncfg.report.text import render_text
 
     lint = report.lint
@@ -79,9 +79,7 @@ def render_verify_text(out: TextIO, report: VerifyReport, *, color: bool) -> Non
         color=color,
         summary=False,
     )
-    console = Console(
-        file=out, force_terminal=color, no_color=not color, highlight=False, width=_width(out)
-    )
+    console = rich_console(out, color=color, highlight=False, width=_width(out))
     if report.server is None:
         console.print("No model to load.")
         return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import field
 from functools import cache
@@ -13,6 +14,7 @@ from tritoncfg.checks.core.registry import Rule
 from tritoncfg.checks.core.table import rule_index, table
 from tritoncfg.checks.parse.text_format import CHECKS_SKIPPED, PARSE_ERRORS
 from tritoncfg.diagnostics import Severity
+from tritoncfg.file_selection import FileSelection
 from tritoncfg.record import record
 
 ALL = "ALL"
@@ -127,11 +129,25 @@ def _spec(patterns: tuple[str, ...]) -> Any:
 @record(frozen=True)
 class PathFilters:
     """`exclude` and `per-path-ignores` patterns (gitignore-style), relative to `base` (the
-    configuration's folder)."""
+    configuration's folder); `respect_gitignore` and `force_exclude` as file_selection.py reads
+    them (which models a run takes is decided there, for every command)."""
 
     base: Path | None = None
     exclude: tuple[str, ...] = ()
     per_path_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    respect_gitignore: bool = False  # the settings' default is True (lintoptions)
+    force_exclude: bool = False
+    files: FileSelection = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        selection = FileSelection(
+            self.base, self.exclude, self.respect_gitignore, self.force_exclude
+        )
+        object.__setattr__(self, "files", selection)
+
+    def fresh(self) -> PathFilters:
+        """The same filters, the ignore files to be read again (a new run)."""
+        return dataclasses.replace(self)
 
     def _relative(self, path: Path | str) -> str:
         target = Path(path).resolve()
@@ -142,12 +158,10 @@ class PathFilters:
             else target.as_posix()
         )
 
-    def excluded(self, model_dir: Path | str) -> bool:
-        """Whether a model directory is excluded: a pattern matches the directory itself or the
-        files in it (`models/x/*` excludes `models/x`, as it would leave git nothing of it)."""
-        if not self.exclude:
-            return False
-        return _covers(_spec(self.exclude), self._relative(model_dir), directory=True)
+    def excluded(self, model_dir: Path | str, *, named: bool = False) -> bool:
+        """Whether a model directory is left out (`FileSelection.skips_model`): `named`, given on
+        the command line (itself or a config file in it), or found in its repository."""
+        return self.files.skips_model(model_dir, named=named)
 
     def ignored(self, rule: Rule, path: Path | str) -> bool:
         if not self.per_path_ignores or rule.code in PARSE_ERRORS:
