@@ -13,7 +13,12 @@ Calibration first, so the comparison is honest: bursts of 1, 2, 4, 8 and 16 requ
 Triton's compute time per batch size (the sleep plus what the python backend's stub adds): a
 line whose slope the simulator uses, moved for each configuration to the mean compute time
 Triton measured in its run (its batch statistics: a shared machine's speed drifts), and drawn
-with the spread of the execute times the model reports. The client latency at batch 1 minus
+with the spread of the execute times the model reports. The curve carries the instance's
+turnaround too: the time from one execute's start to the next one's, where the next batch was
+already waiting, minus Triton's compute time (the backend releasing the requests and reporting
+statistics, core handing over the next payload), from trains of batches run back to back in the
+calibration and from each run's own back-to-back batches (the model reports when each execute
+started, and its stub's pid). The client latency at batch 1 minus
 Triton's own request time is `--overhead-ms` (HTTP, JSON, the client). Latency is compared as
 the client saw it and as Triton counted it (its summary metrics). Targets: mean batch size
 within 10%, throughput within 5%, p50 within 15%, p99 within 25%. Exit status 0 when every
