@@ -13,14 +13,20 @@ Calibration first, so the comparison is honest: bursts of 1, 2, 4, 8 and 16 requ
 Triton's compute time per batch size (the sleep plus what the python backend's stub adds): a
 line whose slope the simulator uses, moved for each configuration to the mean compute time
 Triton measured in its run (its batch statistics: a shared machine's speed drifts), and drawn
-with the spread of the execute times the model reports. The client latency at batch 1 minus
+with the spread of the execute times the model reports. The curve carries the instance's
+turnaround too: the time from one execute's start to the next one's, where the next batch was
+already waiting, minus Triton's compute time (the backend releasing the requests and reporting
+statistics, core handing over the next payload), from trains of batches run back to back in the
+calibration and from each run's own back-to-back batches (the model reports when each execute
+started, and its stub's pid). The client latency at batch 1 minus
 Triton's own request time is `--overhead-ms` (HTTP, JSON, the client). Latency is compared as
 the client saw it and as Triton counted it (its summary metrics). Targets: mean batch size
 within 10%, throughput within 5%, p50 within 15%, p99 within 25%. Exit status 0 when every
 target is met, 1 when one is missed, 2 when no server starts. The table as last measured, and
 what it found, are in docs/tune.md (Validation against Triton 2.51).
 
-    python bench/batcher_vs_triton.py [--grid full|reduced] [--tritonserver BIN] [--json FILE]
+    python bench/batcher_vs_triton.py [--grid full|reduced | --case N ...] [--tritonserver BIN]
+                                      [--json FILE]
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from typing import Any
 from google.protobuf import text_format
 from triton_load import (
     Run,
+    back_to_back,
     batch_stats,
     bursts,
     counters,
@@ -56,8 +63,10 @@ from tritoncfg.tune.service import ServiceCurve, ServicePoint, point
 from tritoncfg.tune.summary import Summary, latency_of, summarize
 
 BASE_MS, ROW_MS = 5.0, 1.0  # what the model's execute sleeps: BASE_MS + ROW_MS x rows
-# y: how long this execute took (ms) and the rows of its batch, for each row
-MODEL_PY = f"""import time
+# y: how long this execute took (ms), the rows of its batch, when it started (perf_counter s)
+# and the stub's pid, for each row
+MODEL_PY = f"""import os
+import time
 
 import numpy as np
 import triton_python_backend_utils as pb_utils
@@ -69,7 +78,8 @@ class TritonPythonModel:
         inputs = [pb_utils.get_input_tensor_by_name(r, "x").as_numpy() for r in requests]
         rows = sum(x.shape[0] for x in inputs)
         time.sleep(({BASE_MS} + {ROW_MS} * rows) / 1000.0)
-        took = np.array([[(time.perf_counter() - start) * 1000.0, rows]], dtype=np.float32)
+        took = (time.perf_counter() - start) * 1000.0
+        took = np.array([[took, rows, start, os.getpid()]], dtype=np.float64)
         return [
             pb_utils.InferenceResponse([pb_utils.Tensor("y", np.repeat(took, x.shape[0], axis=0))])
             for x in inputs
@@ -77,7 +87,7 @@ class TritonPythonModel:
 """
 IO = (
     'input [ { name: "x" data_type: TYPE_FP32 dims: [ 1 ] } ]\n'
-    'output [ { name: "y" data_type: TYPE_FP32 dims: [ 2 ] } ]\n'
+    'output [ { name: "y" data_type: TYPE_FP64 dims: [ 4 ] } ]\n'
 )
 # the first executes of a new stub are slow (tens of ms): warm it up before any counter
 WARMUP = (
@@ -95,6 +105,11 @@ TARGETS = {
 SUMMARIES = "--metrics-config=summary_latencies=true"  # Triton's own latency quantiles
 CALIBRATION_SIZES = (1, 2, 4, 8, 16)
 CALIBRATION_ROUNDS = 12
+# trains of batches run back to back: (size, batches per burst); the time from one's start to
+# the next's minus Triton's compute time is the instance's turnaround
+TRAINS = ((1, 12), (16, 3))
+TRAIN_ROUNDS = 4
+ENOUGH_PAIRS = 20  # back-to-back batches a run needs to measure its own turnaround
 
 
 @dataclass(frozen=True)
@@ -143,6 +158,13 @@ REDUCED = (GRID[2], GRID[5], GRID[8])  # the slow test's grid: {}, delay 0 at 90
 class Calibration:
     measured_ms: dict[int, float]  # Triton's mean compute time per batch size
     overhead_ms: float  # client latency at batch 1 minus Triton's request time
+    turnaround_ms: dict[int, float]  # per batch size: back-to-back cycle minus compute
+
+    def turnaround_line(self) -> tuple[float, float]:
+        """ms at 0 rows, ms per row, through the trains' turnarounds."""
+        (low, at_low), (high, at_high) = sorted(self.turnaround_ms.items())
+        slope = (at_high - at_low) / (high - low)
+        return at_low - slope * low, slope
 
     def line(self) -> tuple[float, float]:
         """The least-squares line through the measured means: ms at 0 rows, ms per row."""
@@ -154,11 +176,15 @@ class Calibration:
         return mean_t - slope * mean_b, slope
 
     def curve(
-        self, executed: dict[int, tuple[int, float]], jitter_ms: dict[float, float]
+        self,
+        executed: dict[int, tuple[int, float]],
+        jitter_ms: dict[float, float],
+        turnaround_ms: tuple[float, float],
     ) -> ServiceCurve:
         """The line moved to the mean of the batches a run `executed` (size -> count, total µs:
         the shared machine is not as fast during a run as during the calibration), each size
-        drawn with the run's `jitter_ms` (percentile -> ms from the mean)."""
+        drawn with the run's `jitter_ms` (percentile -> ms from the mean); the instance's
+        `turnaround_ms` after each batch (ms at 0 rows, ms per row)."""
         base, slope = self.line()
         count = sum(n for n, _ in executed.values())
         total_ms = sum(us for _, us in executed.values()) / 1000.0
@@ -171,18 +197,23 @@ class Calibration:
             ]
 
         drift = ServiceCurve(points(base)).mean_us(1) / 1000.0 - (base + slope)
-        return ServiceCurve(points(base - drift), "calibration")  # its mean on the line
+        turnaround_us = (turnaround_ms[0] * 1000.0, turnaround_ms[1] * 1000.0)
+        return ServiceCurve(points(base - drift), "calibration", turnaround_us)  # mean on the line
 
     def describe(self) -> list[str]:
         measured = ", ".join(f"{b}:{ms:.2f}" for b, ms in self.measured_ms.items())
         slept = ", ".join(f"{b}:{BASE_MS + ROW_MS * b:.2f}" for b in self.measured_ms)
         base, slope = self.line()
+        turnaround = ", ".join(f"{b}:{ms:.3f}" for b, ms in self.turnaround_ms.items())
         return [
             f"model sleeps (ms by batch)  {slept}",
             f"Triton computes (measured)  {measured}",
             f"service curve: {slope:.2f} ms x batch + {base:.2f} ms, moved to each run's mean "
             "compute (Triton's batch statistics), drawn with the spread of the run's execute "
             "times (the model reports them)",
+            f"turnaround (ms by batch)    {turnaround}: an instance's cycle through batches run "
+            "back to back minus Triton's compute time; each run measures its own when "
+            f"{ENOUGH_PAIRS} of its batches ran back to back",
             f"--overhead-ms {self.overhead_ms:.2f}: client latency at batch 1 minus Triton's "
             "request time (HTTP, JSON, the Python client)",
         ]
@@ -204,32 +235,78 @@ def _compute_us(delta: dict[str, float]) -> float:
 
 def calibrate(server: TritonServer, repository: Path) -> Calibration:
     """Bursts of each size, batched whole (preferred [16], a 30 ms delay): compute per size;
-    the spread of the batch-1 latencies around their mean."""
+    the spread of the batch-1 latencies around their mean; trains of batches of 1 (without
+    dynamic batching) and 16 run back to back: the turnaround."""
     batching = "preferred_batch_size: [ 16 ] max_queue_delay_microseconds: 30000"
-    _write_model(repository, "calibration", Case(16, batching, 1, 0).config_text("calibration"))
-    server.http.load("calibration")
+    models = {1: Case(16, None, 1, 0), 16: Case(16, batching, 1, 0)}
+    for size, case in models.items():
+        _write_model(repository, f"calibration{size}", case.config_text(f"calibration{size}"))
+        server.http.load(f"calibration{size}")
     metrics = server.metrics_url or ""
+    turnaround = {}
+    for size, batches in TRAINS:
+        name = f"calibration{size}"
+        before = counters(metrics, name)
+        run = bursts(server.url, name, size * batches, TRAIN_ROUNDS)
+        delta = difference(counters(metrics, name), before)
+        compute_ms = _compute_us(delta) / delta["nv_inference_count"] / 1000.0  # per request
+        turnaround[size] = _turnaround_ms(run, {size: compute_ms}) or 0.0
+    server.http.unload("calibration1")
     service: dict[int, float] = {}
     overhead = 0.0
     for size in CALIBRATION_SIZES:
         rounds = CALIBRATION_ROUNDS * (5 if size == 1 else 1)
-        before = counters(metrics, "calibration")
-        run = bursts(server.url, "calibration", size, rounds)
-        delta = difference(counters(metrics, "calibration"), before)
+        before = counters(metrics, "calibration16")
+        run = bursts(server.url, "calibration16", size, rounds)
+        delta = difference(counters(metrics, "calibration16"), before)
         if delta["nv_inference_exec_count"] != rounds:
             print(f"note: bursts of {size} ran as {delta['nv_inference_exec_count']:.0f} batches")
         service[size] = _compute_us(delta) / delta["nv_inference_count"] / 1000.0
         if size == 1:
             triton_ms = delta["nv_inference_request_duration_us"] / delta["nv_inference_count"]
             overhead = sum(run.latencies_ms) / len(run.latencies_ms) - triton_ms / 1000.0
-    server.http.unload("calibration")
-    return Calibration(service, max(0.0, overhead))
+    server.http.unload("calibration16")
+    return Calibration(service, max(0.0, overhead), turnaround)
+
+
+def _turnaround_ms(
+    run: Run, compute_ms: dict[int, float], delay_us: float = 0.0, least: int = 1
+) -> float | None:
+    """The mean time from an execute's start to the next one's on the same instance, when that
+    one was waiting, minus Triton's mean compute time at the first one's size (`compute_ms`);
+    None with fewer than `least` such pairs."""
+    pairs = [(e, cycle) for e, cycle in back_to_back(run, delay_us) if e.rows in compute_ms]
+    if len(pairs) < least:
+        return None
+    return sum(cycle * 1000.0 - compute_ms[e.rows] for e, cycle in pairs) / len(pairs)
+
+
+def _run_turnaround(
+    run: Run, executed: dict[int, tuple[int, float]], case: Case, calibration: Calibration
+) -> tuple[tuple[float, float], str]:
+    """The calibration's turnaround line, moved to what the run measured where enough of its
+    batches ran back to back."""
+    base, slope = calibration.turnaround_line()
+    compute_ms = {b: total / n / 1000.0 for b, (n, total) in executed.items()}
+    delay = _delay_us(case)
+    pairs = [e for e, _ in back_to_back(run, delay) if e.rows in compute_ms]
+    found = _turnaround_ms(run, compute_ms, delay, ENOUGH_PAIRS)
+    if found is None:
+        return (base, slope), "calibration"
+    mean_rows = sum(e.rows for e in pairs) / len(pairs)
+    return (found - slope * mean_rows, slope), f"run ({len(pairs)} pairs)"
+
+
+def _delay_us(case: Case) -> float:
+    if not case.batching or "max_queue_delay_microseconds" not in case.batching:
+        return 0.0
+    return float(case.batching.rsplit(" ", 1)[-1])
 
 
 def _jitter(run: Run) -> dict[float, float]:
     """p50, p90, p99 of how much longer than its sleep each batch's execute took, from the mean
     (the stub waking late on a busy machine): one sample per batch."""
-    late = [took - (BASE_MS + ROW_MS * rows) for took, rows in set(run.timings)]
+    late = [e.took_ms - (BASE_MS + ROW_MS * e.rows) for e in run.executes]
     spread = latency_of([ms * 1000.0 for ms in late])
     return {
         q: value - spread.mean_ms
@@ -262,10 +339,16 @@ def measure(
     executed = executions_since(batch_stats(server.url, name), executed)
     quantiles = request_quantiles(metrics, name)
     server.http.unload(name)
-    curve = calibration.curve(executed, _jitter(run))
+    turnaround, measured_by = _run_turnaround(run, executed, case, calibration)
+    curve = calibration.curve(executed, _jitter(run), turnaround)
     outcome = simulate(from_model_config(config), curve, Arrivals(run.arrivals_us()), seed=index)
     measured = _measured(run, delta, executed, quantiles, case.instances)
-    simulated = _simulated(summarize(outcome, calibration.overhead_ms), summarize(outcome))
+    server_side = summarize(outcome)
+    simulated = _simulated(summarize(outcome, calibration.overhead_ms), server_side)
+    # like Triton's busy time, the compute alone (the instances' turnaround left out)
+    turned_us = sum(curve.turnaround(b) for b in outcome.batches)
+    span_us = max(outcome.done) - outcome.arrivals.times[0]
+    simulated["busy"] -= turned_us / span_us / len(outcome.busy)
     return {
         "case": case.label,
         "config": asdict(case),
@@ -274,6 +357,17 @@ def measure(
         "held": run.held,
         "late_ms": run.late_ms,
         "service_ms": {b: curve.mean_us(b) / 1000.0 for b in (1, case.max_batch_size)},
+        "turnaround_ms": {b: curve.turnaround(b) / 1000.0 for b in (1, case.max_batch_size)},
+        "turnaround_from": measured_by,
+        "curve": {  # what the simulator was given, to simulate the run again
+            "line_ms": calibration.line(),
+            "executed": executed,
+            "jitter_ms": _jitter(run),
+            "turnaround_ms": turnaround,
+            "overhead_ms": calibration.overhead_ms,
+        },
+        "arrivals_us": run.arrivals_us(),
+        "seed": index,
         "measured": measured,
         "simulated": simulated,
         "batches": {  # rows -> batches executed
@@ -359,13 +453,24 @@ def run_grid(server: TritonServer, repository: Path, grid: tuple[Case, ...]) -> 
     for index, case in enumerate(grid):
         rows.append(measure(server, repository, case, calibration, index))
         service = ", ".join(f"{b}:{ms:.2f}" for b, ms in rows[-1]["service_ms"].items())
-        print(f"  {rows[-1]['case']}: {rows[-1]['requests']} requests, service ms {service}")
+        turned = ", ".join(f"{b}:{ms:.3f}" for b, ms in rows[-1]["turnaround_ms"].items())
+        print(
+            f"  {rows[-1]['case']}: {rows[-1]['requests']} requests, service ms {service}, "
+            f"turnaround ms {turned} (from the {rows[-1]['turnaround_from']})"
+        )
     return {"calibration": asdict(calibration), "targets": TARGETS, "rows": rows}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--grid", choices=("full", "reduced"), default="full")
+    parser.add_argument(
+        "--case",
+        type=int,
+        action="append",
+        metavar="N",
+        help="only the grid's Nth configuration (1 to 10, the table's order; repeatable)",
+    )
     parser.add_argument(
         "--tritonserver", type=Path, help="the server (default: as verify finds it)"
     )
@@ -387,7 +492,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"batcher_vs_triton: no Triton server started: {exc}", file=sys.stderr)
             return 2
         with server:
-            result = run_grid(server, repository, GRID if args.grid == "full" else REDUCED)
+            grid = GRID if args.grid == "full" else REDUCED
+            if args.case:
+                grid = tuple(GRID[n - 1] for n in args.case)
+            result = run_grid(server, repository, grid)
     print(
         "simulated / measured: the simulator served the same requests (the client's send times) "
         "under the same config.pbtxt; p50, p99: the client's latency (simulated: + "

@@ -10,6 +10,7 @@ connection, and the run says how many did: the load then stops being open).
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import random
 import re
@@ -27,15 +28,34 @@ class LoadError(Exception):
     """A request Triton failed, or a connection that broke."""
 
 
+@dataclass(frozen=True)
+class Execute:
+    """One `execute` of the model, as it reports it in each response (its y)."""
+
+    pid: int  # the stub process: one per instance
+    start: float  # perf_counter seconds (CLOCK_MONOTONIC: the client's clock too)
+    took_ms: float
+    rows: int
+
+    @property
+    def end(self) -> float:
+        return self.start + self.took_ms / 1000.0
+
+
 @dataclass
 class Run:
-    """Each request's send and response times (perf_counter seconds), in send order."""
+    """Each request's send and response times (perf_counter seconds), in send order, and the
+    execute that served it."""
 
     sends: list[float] = field(default_factory=list)
     dones: list[float] = field(default_factory=list)
-    timings: list[tuple[float, int]] = field(default_factory=list)  # the model's y: ms, rows
+    served_by: dict[int, Execute] = field(default_factory=dict)  # request index -> its execute
     held: int = 0  # requests that waited for a connection (MAX_IN_FLIGHT in flight)
     late_ms: float = 0.0  # the most a send fell behind its planned time
+
+    @property
+    def executes(self) -> set[Execute]:
+        return set(self.served_by.values())
 
     @property
     def latencies_ms(self) -> list[float]:
@@ -85,8 +105,8 @@ class _Pool:
             run.dones[index] = time.perf_counter()
             if b" 200 " not in status:
                 raise LoadError(f"{status.decode(errors='replace').strip()}: {body[:200]!r}")
-            took, rows = json.loads(body)["outputs"][0]["data"][:2]
-            run.timings.append((took, int(rows)))
+            took, rows, start, pid = json.loads(body)["outputs"][0]["data"][:4]
+            run.served_by[index] = Execute(int(pid), start, took, int(rows))
             self.idle.append((reader, writer))
 
     async def _connect(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
@@ -206,6 +226,26 @@ def executions_since(
         was_count, was_total = before.get(size, (0, 0.0))
         if count > was_count:
             found[size] = (count - was_count, total - was_total)
+    return found
+
+
+def back_to_back(run: Run, delay_us: float = 0.0) -> list[tuple[Execute, float]]:
+    """Each execute an instance (a stub process) ran with its next batch already waiting, and
+    the time from its start to the next one's (s): every request of the next batch was sent
+    over a millisecond before it ended, and the first of them over `delay_us` before that (so
+    the batcher had formed it)."""
+    batches: dict[Execute, list[int]] = {}
+    for index, execute in run.served_by.items():
+        batches.setdefault(execute, []).append(index)
+    by_instance: dict[int, list[Execute]] = {}
+    for execute in sorted(batches, key=lambda e: e.start):
+        by_instance.setdefault(execute.pid, []).append(execute)
+    found = []
+    for executes in by_instance.values():
+        for first, after in itertools.pairwise(executes):
+            sent = [run.sends[i] for i in batches[after]]
+            if max(sent) < first.end - 1e-3 and min(sent) < first.end - 1e-3 - delay_us / 1e6:
+                found.append((first, after.start - first.start))
     return found
 
 

@@ -121,3 +121,31 @@ def test_every_request_is_accounted_for_under_random_policies() -> None:
         assert all(rows <= config.batch_limit for rows in outcome.batches) or not config.dynamic
         assert all(outcome.done[i] >= outcome.start[i] for i in served)
         assert all(outcome.start[i] == -1 for i, s in enumerate(outcome.status) if s != OK)
+
+
+def test_an_instance_merges_the_payload_behind_once_it_has_waited_the_delay() -> None:
+    """instance_queue.cc: InstanceQueue::Dequeue. The instance is busy until 12 ms; the batcher
+    hands over 6 (3.0 to 3.5 ms: it grew past the largest preferred size) and then 2 (a preferred
+    size). Taking the 6 at 12 ms, the instance finds the 2 older than the 2 ms delay and runs
+    both as one batch of 8. With a 10 ms delay the 1 (3.7 ms) is 9.3 ms old when the instance
+    (busy from 3 ms: the first request waited for a second) takes the 6 at 13 ms: apart."""
+    arrivals = trace([0, 3.0, 3.1, 3.2, 3.3, 3.4, 3.5, 3.6, 3.7])
+    merged = serve(BatcherConfig(8, preferred=(2, 4), delay_us=2_000), arrivals)
+    assert merged.batches == [1, 8]
+    assert starts_ms(merged) == [2.0] + [12.0] * 8
+    younger = serve(BatcherConfig(8, preferred=(2, 4), delay_us=10_000), arrivals)
+    assert younger.batches == [2, 6, 1]
+
+
+def test_a_payload_found_too_big_to_merge_stops_growing() -> None:
+    """The payload behind the one taken is marked executing before the size check: with
+    preferred [4, 8] and max 8, the 4 (4.0 to 4.3 ms) behind the 8 taken at 12 ms is older than
+    the delay and cannot join it, so it stops growing. The request at 4.4 ms, handed over after
+    it, has waited past the delay when the instance takes the 4 at 22 ms and joins it (5);
+    the requests from 12.5 ms form a batch of their own instead of filling the 4 up to 8."""
+    times = [0, 3.0, 3.1, 3.2, 3.3, 3.4, 3.5, 3.6, 3.7, 4.0, 4.1, 4.2, 4.3, 4.4]
+    outcome = serve(
+        BatcherConfig(8, preferred=(4, 8), delay_us=2_000), trace([*times, 12.5, 12.6, 12.7, 12.8])
+    )
+    assert outcome.batches == [1, 8, 5, 4]
+    assert starts_ms(outcome)[-5:] == [22.0, 32.0, 32.0, 32.0, 32.0]

@@ -17,9 +17,15 @@ What is simulated, each step as core does it (core's `src/`, read at 73aad7c):
   REJECT fails them, DELAY moves them behind the unexpired requests of their level; while the
   batcher waits for a slot it also rejects every expired request every 500 ms
   (`WaitForPayloadSlotAvailable`, `RejectTimeoutRequests`).
-- An instance takes the payloads in order as it frees up (`rate_limiter.cc: DequeuePayload`);
-  the payloads a freed instance would merge (`instance_queue.cc: InstanceQueue::Dequeue`, delay
-  set, payloads older than it) are not merged here.
+- An instance takes the payloads in order as it frees up (`rate_limiter.cc: DequeuePayload`).
+  With a delay set and max_batch_size above 1, it then looks at the payload behind the one it
+  took (`instance_queue.cc: InstanceQueue::Dequeue`): if that payload's oldest request has
+  waited longer than the delay, it is marked executing, which stops it growing (the batcher
+  starts a new one), and merged into the batch taken when the two fit within max_batch_size;
+  the next one is looked at only after a merge. Neither payload is ever "saturated" there
+  (`Payload::MarkSaturated` is only for a shape mismatch or a custom batching strategy).
+- A batch's responses leave at the end of its service time; the instance takes the next batch
+  after the curve's turnaround (service.py), which is counted as busy.
 - `preserve_ordering`: responses leave in the order requests were put in batches
   (`DelegateResponse`).
 
@@ -122,6 +128,9 @@ class _Run(BatchForming):
         # one row per request as well: the walk is arithmetic (`_form_rows`)
         self.unit_walk = self.resumable and arrivals.sizes is None and self.pmax > 0
         self.descending = sorted(self.preferred, reverse=True)
+        self.merging = config.dynamic and config.delay_us > 0 and config.max_batch_size > 1
+        largest = config.batch_limit + max(arrivals.sizes or [1])
+        self.turnaround = [curve.turnaround(b) for b in range(largest + 1)]
 
     def run(self) -> Outcome:
         times = self.arrivals.times
@@ -207,6 +216,8 @@ class _Run(BatchForming):
         while waiting and idle:
             payload = waiting.popleft()
             payload.state = EXECUTING
+            if waiting and self.merging:
+                self._merge(payload, now)
             instance = idle.popleft()
             rows = payload.rows
             end = now + self.sample(rows)
@@ -214,9 +225,25 @@ class _Run(BatchForming):
             for request in payload.requests:
                 start[request] = now
                 done[request] = end
-            self.busy[instance] += end - now
+            free = end + self.turnaround[rows]
+            self.busy[instance] += free - now
             self.batches.append(rows)
-            heappush(self.heap, (end, len(self.batches), instance))
+            heappush(self.heap, (free, len(self.batches), instance))
+
+    def _merge(self, payload: Payload, now: float) -> None:
+        """`InstanceQueue::Dequeue`: the payloads behind the one taken that have waited past
+        the delay stop growing, and join it while the two fit within max_batch_size."""
+        waiting, times = self.waiting, self.arrivals.times
+        while waiting:
+            front = waiting[0]
+            if now - min(times[r] for r in front.requests) <= self.config.delay_us:
+                return
+            front.state = EXECUTING  # set before the size check: a payload too big stops too
+            if payload.rows + front.rows > self.config.max_batch_size:
+                return
+            waiting.popleft()
+            payload.requests.extend(front.requests)
+            payload.rows += front.rows
 
     def _batch(self, now: float) -> None:
         """`BatcherThread`: form and hand over batches until it would wait."""

@@ -8,6 +8,11 @@ time. Between measured sizes each percentile is interpolated linearly in the bat
 the largest it goes on along the last two sizes' slope (never falling), below the smallest along
 the first two (never under a tenth of the smallest size's time); one measured size serves every
 size.
+
+A curve may also carry the instance's **turnaround**: time per batch after its responses have left
+and before the instance takes the next batch (the backend releasing the requests and reporting
+statistics, core handing the instance its next payload), as `base + per row x rows` µs. It delays
+the next batch, never the responses; a curve measured in-process has none.
 """
 
 from __future__ import annotations
@@ -50,12 +55,23 @@ def point(batch_size: int, percentiles_us: Mapping[float, float]) -> ServicePoin
 class ServiceCurve:
     """Measured points by batch size; `time_at(b)` is the interpolated quantile table."""
 
-    def __init__(self, points: Sequence[ServicePoint], source: str = "") -> None:
+    def __init__(
+        self,
+        points: Sequence[ServicePoint],
+        source: str = "",
+        turnaround_us: tuple[float, float] = (0.0, 0.0),
+    ) -> None:
         if not points:
             raise SimulationInputError(f"{source or 'service curve'}: no batch size measured")
         by_size = {p.batch_size: p for p in points}
         self.points = [by_size[b] for b in sorted(by_size)]
         self.source = source
+        self.turnaround_us = turnaround_us  # µs at 0 rows, µs per row
+
+    def turnaround(self, batch_size: int) -> float:
+        """µs the instance stays busy after a batch of `batch_size` has answered."""
+        base, per_row = self.turnaround_us
+        return max(0.0, base + per_row * batch_size)
 
     @property
     def sizes(self) -> list[int]:
