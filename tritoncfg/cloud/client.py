@@ -54,7 +54,8 @@ def timeouts() -> Timeouts:
 
 
 def backend_options(url: CloudUrl, limits: Timeouts) -> dict[str, Any]:
-    """The keyword arguments of the fsspec filesystem for `url`: endpoint, account, timeouts."""
+    """The keyword arguments of the fsspec filesystem for `url`: endpoint, account, timeouts.
+    Raises CloudError for Azure settings that cannot be used (cloud/azure.py)."""
     options: dict[str, Any] = {}
     if url.protocol == "s3":
         options["config_kwargs"] = {  # botocore's Config
@@ -71,11 +72,14 @@ def backend_options(url: CloudUrl, limits: Timeouts) -> dict[str, Any]:
             sock_connect=limits.connect, sock_read=limits.read
         )
     elif url.protocol == "abfs":
+        from tritoncfg.cloud.azure import AzureSettingsError, azure_options
+
         options["connection_timeout"] = limits.connect
         options["read_timeout"] = limits.read
-        options["account_name"] = url.account
-        if os.environ.get("AZURE_STORAGE_KEY"):  # Triton's variable for the account key
-            options["account_key"] = os.environ["AZURE_STORAGE_KEY"]
+        try:
+            options.update(azure_options(url))
+        except AzureSettingsError as error:
+            raise CloudError(str(error)) from None
     return options
 
 
@@ -88,12 +92,19 @@ def filesystem(url: CloudUrl, limits: Timeouts) -> Any:
             f"{url.shown}: cloud repositories need the cloud extra: pip install 'tritoncfg[cloud]'"
         ) from error
     try:
-        fs = fsspec.filesystem(url.protocol, **backend_options(url, limits))
+        # a new instance each time: fsspec's cache would keep one made under another
+        # environment (credentials, STORAGE_EMULATOR_HOST, a connection string)
+        options = backend_options(url, limits)
+        fs = fsspec.filesystem(url.protocol, skip_instance_cache=True, **options)
     except ImportError as error:
         backend = {"s3": "s3fs", "gcs": "gcsfs", "abfs": "adlfs"}[url.protocol]
         raise CloudError(
             f"{url.shown}: needs {backend}: pip install 'tritoncfg[cloud]' ({error})"
         ) from error
+    except CloudError:
+        raise
+    except Exception as error:  # adlfs: ValueError("unable to connect to account for ...")
+        raise CloudError(f"{url.shown}: cannot connect: {error}") from error
     if url.protocol == "s3":
         fs.retries = 1  # s3fs's own retries (5 by default) would multiply botocore's attempts
     return fs
