@@ -90,7 +90,7 @@ def azure_options(url: CloudUrl) -> dict[str, Any]:
     account = account_of(settings, endpoint)
     if account is not None and url.account is not None and account.lower() != url.account.lower():
         raise AzureSettingsError(
-            f"{url.shown}: the URL names the storage account '{url.account}', but "
+            f"the URL names the storage account '{url.account}', but "
             f"{CONNECTION_STRING_ENV} is for the account '{account}' ({endpoint}); "
             "use the string's account in the URL, or unset the variable"
         )

@@ -16,6 +16,7 @@ from tritoncfg.record import record
 
 CONNECT_TIMEOUT_ENV = "TRITONCFG_CLOUD_CONNECT_TIMEOUT"
 READ_TIMEOUT_ENV = "TRITONCFG_CLOUD_READ_TIMEOUT"
+GCS_EMULATOR_ENV = "STORAGE_EMULATOR_HOST"  # a GCS emulator's address (gcsfs, google-cloud-storage)
 S3_ATTEMPTS = 2  # each S3 request is tried at most twice (botocore's retries; s3fs's own off)
 
 
@@ -79,7 +80,7 @@ def backend_options(url: CloudUrl, limits: Timeouts) -> dict[str, Any]:
         try:
             options.update(azure_options(url))
         except AzureSettingsError as error:
-            raise CloudError(str(error)) from None
+            raise CloudError(f"{url.shown}: {error}") from None
     return options
 
 
@@ -95,7 +96,14 @@ def filesystem(url: CloudUrl, limits: Timeouts) -> Any:
         # a new instance each time: fsspec's cache would keep one made under another
         # environment (credentials, STORAGE_EMULATOR_HOST, a connection string)
         options = backend_options(url, limits)
-        fs = fsspec.filesystem(url.protocol, skip_instance_cache=True, **options)
+        if url.protocol == "gcs" and os.environ.get(GCS_EMULATOR_ENV):
+            from gcsfs.core import GCSFileSystem
+
+            # gcsfs's default class first asks Google's control plane (gRPC, outside these
+            # timeouts) what kind of bucket it is: an emulator has none to ask
+            fs = GCSFileSystem(skip_instance_cache=True, **options)
+        else:
+            fs = fsspec.filesystem(url.protocol, skip_instance_cache=True, **options)
     except ImportError as error:
         backend = {"s3": "s3fs", "gcs": "gcsfs", "abfs": "adlfs"}[url.protocol]
         raise CloudError(
