@@ -6,6 +6,7 @@ environment set the standard way for its cloud, and how to put a local tree into
 from __future__ import annotations
 
 import socket
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -35,6 +36,30 @@ def _wait_listening(port: int) -> None:
             if time.monotonic() > deadline:
                 pytest.fail(f"no server listening on 127.0.0.1:{port} after {START_TIMEOUT:g} s")
             time.sleep(0.1)
+
+
+@pytest.fixture
+def frozen_endpoint() -> Iterator[str]:
+    """`127.0.0.1:<port>`: a TCP server that accepts every connection and never answers."""
+    server = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                held.append(server.accept()[0])
+            except OSError:  # closed: the test is over
+                return
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield f"127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        server.close()
+        thread.join(timeout=5)
+        for connection in held:
+            connection.close()
 
 
 @pytest.fixture(scope="module")

@@ -113,3 +113,27 @@ def endpoint_shown(url: CloudUrl) -> str:
         if endpoint is not None:
             return endpoint
     return f"https://{url.account}.blob.core.windows.net"
+
+
+def bound_client(fs: Any, connect: float, read: float) -> None:
+    """Give adlfs's filesystem `fs` a Blob service client like its own (the same endpoint and
+    credential, chosen as adlfs chose them) that waits at most `connect`/`read` seconds and
+    tries a request twice: the SDK's default retries (15 s, 18 s, 24 s back-offs) held a lint
+    on an unreachable endpoint for minutes."""
+    from azure.storage.blob.aio import BlobServiceClient, ExponentialRetry  # the async ones
+
+    options: dict[str, Any] = {
+        "connection_timeout": connect,
+        "read_timeout": read,
+        "retry_policy": ExponentialRetry(
+            initial_backoff=1, increment_base=2, retry_total=1, random_jitter_range=1
+        ),
+    }
+    if fs.connection_string is not None:
+        client = BlobServiceClient.from_connection_string(fs.connection_string, **options)
+    else:
+        url, credential = fs.account_url, fs.credential or fs.account_key
+        if credential is None and fs.sas_token is not None:
+            url += fs.sas_token  # adlfs made it start with '?'
+        client = BlobServiceClient(url, credential=credential, **options)
+    fs.service_client = client  # adlfs's own is not opened until a request: nothing to close

@@ -112,9 +112,13 @@ def filesystem(url: CloudUrl, limits: Timeouts) -> Any:
     except CloudError:
         raise
     except Exception as error:  # adlfs: ValueError("unable to connect to account for ...")
-        raise CloudError(f"{url.shown}: cannot connect: {error}") from error
+        raise CloudError(f"{url.shown}: cannot connect: {summary(error)}") from error
     if url.protocol == "s3":
         fs.retries = 1  # s3fs's own retries (5 by default) would multiply botocore's attempts
+    elif url.protocol == "abfs":
+        from tritoncfg.cloud.azure import bound_client
+
+        bound_client(fs, limits.connect, limits.read)
     return fs
 
 
@@ -131,11 +135,21 @@ def is_timeout(error: BaseException) -> bool:
     return False
 
 
+def summary(error: BaseException) -> str:
+    """The error on one line: the first line of its text (the Azure SDK's runs on with the
+    request id and the service's XML answer), with the service's error code when it has one."""
+    text = next((line.strip() for line in str(error).splitlines() if line.strip()), "")
+    code = getattr(error, "error_code", None)  # azure.core's HttpResponseError
+    if isinstance(code, str) and code and code not in text:
+        text = f"{text} ({code})"
+    return text or type(error).__name__
+
+
 def failure(error: BaseException, limits: Timeouts) -> str:
-    """What went wrong with a request, saying which timeout it waited out."""
+    """What went wrong with a request, on one line, saying which timeout it waited out."""
     if is_timeout(error):
         return (
             f"no answer within the timeouts ({limits.connect:g} s to connect, {limits.read:g} s "
-            f"to read; {CONNECT_TIMEOUT_ENV}, {READ_TIMEOUT_ENV}): {error}"
+            f"to read; {CONNECT_TIMEOUT_ENV}, {READ_TIMEOUT_ENV}): {summary(error)}"
         )
-    return str(error)
+    return summary(error)
