@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from cloudkit import free_port
 
 PACKAGE = "azurite@3"
 INSTALL_TIMEOUT = 300.0  # seconds for `npm install`
@@ -98,19 +99,12 @@ def azurite_script() -> tuple[str, Path]:
     return node, script
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @contextmanager
 def azurite_blob(workdir: Path) -> Iterator[str]:
     """Azurite's blob service on 127.0.0.1: yields its endpoint, `http://127.0.0.1:<port>/
     devstoreaccount1`; stopped (and reaped) on every path."""
     node, script = azurite_script()
-    port = _free_port()
+    port = free_port()
     log = (workdir / "azurite.log").open("wb")
     process = subprocess.Popen(
         [node, str(script), "--blobHost", "127.0.0.1", "--blobPort", str(port),

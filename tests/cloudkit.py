@@ -4,6 +4,7 @@ store through its fsspec filesystem, and findings compared with those of the sam
 from __future__ import annotations
 
 import shutil
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +54,14 @@ class Store:
     missing_bucket_url: str  # a URL whose bucket does not exist
     put: Callable[[Path, str], None]  # (local tree, prefix): upload the tree under the prefix
     kind: str  # "bucket" or "container"
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
 
 
 def write_tree(root: Path, files: dict[str, str]) -> Path:

@@ -13,17 +13,10 @@ from typing import Any
 
 import pytest
 from azuritekit import ACCOUNT, azurite_blob, connection_string
-from cloudkit import Store, upload_fs
+from cloudkit import Store, free_port, upload_fs
 from s3kit import BUCKET, upload
 
 START_TIMEOUT = 30.0  # seconds for a server to listen
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def _wait_listening(port: int) -> None:
@@ -67,7 +60,7 @@ def s3_server() -> Iterator[str]:
     """`http://127.0.0.1:<port>`, an S3 endpoint that lives for the module."""
     pytest.importorskip("s3fs", reason="s3fs (dev extra) is needed to read s3:// repositories")
     moto_server = pytest.importorskip("moto.server", reason="moto[server] (dev extra) is needed")
-    port = _free_port()
+    port = free_port()
     server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
     try:
@@ -110,7 +103,7 @@ def gcs_server() -> Iterator[str]:
     emulator = pytest.importorskip(
         "gcp_storage_emulator.server", reason="gcp-storage-emulator (dev extra) is needed"
     )
-    port = _free_port()
+    port = free_port()
     server = emulator.create_server("127.0.0.1", port, in_memory=True)
     server.start()
     try:
