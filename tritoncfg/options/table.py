@@ -211,7 +211,7 @@ LINT_OPTIONS: tuple[LintOption, ...] = (
         metavar="SELECTORS",
         doc="rules added to the selection (a `preview` rule is selected by its code or name), "
         "comma-separated, repeatable",
-        example='["TC299"]',
+        example='["TC9"]',
     ),
     LintOption(
         "ignore",
