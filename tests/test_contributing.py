@@ -78,9 +78,8 @@ def test_every_quoted_module_and_runner_resolves() -> None:
 
 def test_every_name_the_steps_edit_exists() -> None:
     """The registries and functions the steps tell a contributor to edit or call."""
-    from tritoncfg.checks.core import registry
     from tritoncfg import lintoptions
-    from tritoncfg.checks.core import context
+    from tritoncfg.checks.core import context, registry
     from tritoncfg.cli import gen, gen_result, lint_core
     from tritoncfg.options import declare, table
     from tritoncfg.probe import contract
