@@ -236,7 +236,8 @@ def test_inline_config_settings_win_over_the_file(tmp_path: Path) -> None:
     [
         ("selct = ['TC9']", '--config: unknown key "selct"; did you mean "select"?'),
         ("triton-mode = 'strictt'", "--config: triton-mode: 'strictt' is not one of"),
-        ("no-such-file.toml", "not a settings file, nor a TOML `KEY = VALUE` pair"),
+        ("no-such-file.toml", "--config 'no-such-file.toml': no such settings file"),
+        ("select = [TC9]", "not a settings file, nor a TOML `KEY = VALUE` pair"),
     ],
 )
 def test_inline_config_errors_name_the_key(tmp_path: Path, value: str, needle: str) -> None:

@@ -53,6 +53,11 @@ def config_arguments(values: list[str] | None) -> tuple[Path | None, dict[str, A
                 fail(f"--config names two settings files, {path} and {value}; give one")
             path = Path(value)
             continue
+        if "=" not in value:  # meant as a file, as ruff tells these apart
+            fail(
+                f"--config {value!r}: no such settings file (an inline setting is "
+                "`KEY = VALUE`, e.g. --config 'triton-mode = \"strict\"')"
+            )
         try:
             table = tomllib.loads(value)
         except tomllib.TOMLDecodeError as exc:
