@@ -114,7 +114,10 @@ def fmt_command(
         bool, typer.Option("--check", help="Change nothing; exit 1 if a file would change.")
     ] = False,
     diff: Annotated[
-        bool, typer.Option("--diff", help="Change nothing; print a unified diff.")
+        bool,
+        typer.Option(
+            "--diff", help="Change nothing; print a unified diff; exit 1 if a file would change."
+        ),
     ] = False,
     stdin: Annotated[
         bool, typer.Option("--stdin", help="Format standard input to standard output.")
@@ -129,7 +132,9 @@ def fmt_command(
     from tritoncfg.text.printer import format_source
 
     if stdin:
-        source = sys.stdin.read()
+        from tritoncfg.cli.lint_input import read_stdin
+
+        source = read_stdin()  # bytes as a file's are read: invalid UTF-8 refused, CRLF kept
         try:
             formatted = format_source(source)
         except SyntaxProblem as exc:
