@@ -44,6 +44,18 @@ def test_writes_in_place_and_is_then_clean(tmp_path: Path) -> None:
     assert run("fmt", "--check", str(path)).returncode == 0
 
 
+def test_the_summary_counts_the_files_left_as_they_were(tmp_path: Path) -> None:
+    _model(tmp_path, UGLY)
+    (tmp_path / "n").mkdir()
+    (tmp_path / "n" / "config.pbtxt").write_text(PRETTY)
+    check = run("fmt", "--check", str(tmp_path))
+    assert check.stderr == "1 file would be reformatted, 1 file already formatted\n"
+    assert run("fmt", str(tmp_path)).stderr == "1 file reformatted, 1 file left unchanged\n"
+    assert run("fmt", "--check", str(tmp_path)).stderr == (
+        "0 files would be reformatted, 2 files already formatted\n"
+    )
+
+
 def test_stdin(tmp_path: Path) -> None:
     result = run("fmt", "--stdin", stdin=UGLY)
     assert result.returncode == 0
