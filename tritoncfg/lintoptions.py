@@ -163,16 +163,10 @@ def _selection(settings: Settings, given: LintOverrides) -> RuleSelection:
 def _severities(merged: Mapping[str, str]) -> dict[str, Any]:
     from tritoncfg.diagnostics import Severity
 
-    found = {}
-    for selector, value in merged.items():
-        try:
-            found[selector] = Severity(value)
-        except ValueError:  # the enum's own words name the class ("not a valid Severity")
-            raise OptionError(
-                f"severity override {selector}={value}: {value!r} is not a severity; "
-                "use error, warning or info"
-            ) from None
-    return found
+    try:
+        return {selector: Severity(value) for selector, value in merged.items()}
+    except ValueError as exc:
+        raise OptionError(f"severity override: {exc}; use error, warning or info") from None
 
 
 def parse_gpus(value: str | Sequence[int] | None) -> tuple[int, ...] | None:
