@@ -45,7 +45,11 @@ def _read(path: Path) -> dict[str, Any] | None:
 
     try:
         document = tomllib.loads(read_regular(path).decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(
+            f"{path}{_toml_error_position(path, str(exc))}: invalid TOML: {exc}"
+        ) from None
+    except UnicodeDecodeError as exc:
         raise SettingsError(f"{path}: invalid TOML: {exc}") from None
     except OSError as exc:
         raise SettingsError(f"{path}: cannot read: {exc.strerror or exc}") from None
@@ -64,14 +68,58 @@ def validate(values: dict[str, Any], path: Path | str) -> None:
         if key not in KEYS:
             hint = suggest(key, KEYS)
             extra = f'; did you mean "{hint}"?' if hint else f"; known keys: {', '.join(KEYS)}"
-            raise SettingsError(f'{path}: unknown key "{key}"{extra}')
+            raise SettingsError(f'{path}{_key_position(path, key)}: unknown key "{key}"{extra}')
     import jsonschema
 
     errors = sorted(jsonschema.Draft202012Validator(CONFIG_SCHEMA).iter_errors(values), key=str)
     if errors:
         error = errors[0]
         where = ".".join(str(p) for p in error.absolute_path) or "(top level)"
-        raise SettingsError(f"{path}: {where}: {error.message}")
+        key = str(error.absolute_path[0]) if error.absolute_path else ""
+        raise SettingsError(f"{path}{_key_position(path, key)}: {where}: {error.message}")
+
+
+def _key_position(path: Path | str, key: str) -> str:
+    """`:line:column` of the line that sets `key` in the settings file (in pyproject.toml, in its
+    [tool.tritoncfg] table); "" for inline --config settings or a key not found written so."""
+    import re
+
+    if not key or not isinstance(path, Path):
+        return ""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return ""
+    table = "tool.tritoncfg" if path.name == "pyproject.toml" else ""
+    inside = not table  # tritoncfg.toml: the whole file is the table
+    sets_key = re.compile(rf"""\s*(["']?){re.escape(key)}\1\s*=""")
+    own_header = f"[{table}.{key}]" if table else f"[{key}]"  # [tool.tritoncfg.severity-overrides]
+    for number, line in enumerate(lines, 1):
+        if line.strip() == own_header:
+            return f":{number}:{len(line) - len(line.lstrip()) + 1}"
+        if line.lstrip().startswith("["):  # another table's header
+            inside = line.strip() == f"[{table}]"
+        elif inside and sets_key.match(line):
+            return f":{number}:{len(line) - len(line.lstrip()) + 1}"
+    return ""
+
+
+def _toml_error_position(path: Path, message: str) -> str:
+    """`:line:column` from tomllib's message ("... (at line 3, column 9)", or "at end of
+    document": past the last line); tomllib raises no position of its own before Python 3.14."""
+    import re
+
+    found = re.search(r"\(at line (\d+), column (\d+)\)", message)
+    if found:
+        return f":{found[1]}:{found[2]}"
+    if "(at end of document)" in message:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return ""
+        lines = text.split("\n")
+        return f":{len(lines)}:{len(lines[-1]) + 1}"
+    return ""
 
 
 def find_config(start: Path) -> Path | None:

@@ -295,3 +295,17 @@ def test_the_projects_settings_decide_a_refusal_as_for_lint(tmp_path: Path) -> N
     assert served.returncode == 0, served.stderr
     assert 'backend: "mybackend"' in served.stdout and "GPUs are unknown" not in served.stderr
     assert run("complete", str(folder), "--gpus", "bad").returncode == 2  # the option's value
+
+
+def test_paths_are_shown_as_lint_shows_them_relative_to_the_working_directory(
+    tmp_path: Path,
+) -> None:
+    model(tmp_path / "repo", 'name: "m"\nplatform: "onnxruntime_onnx"\nmax_batch_size: 0\n')
+    model(tmp_path / "repo", 'name: "n"\nplatform: "onnxruntime_onnx"\n', name="n")
+    given = str(tmp_path / "repo")  # absolute, as a path below the working directory
+    printed = run("complete", given, "--gpus", "none", cwd=tmp_path)
+    assert printed.returncode == 0, printed.stderr
+    assert "# repo/m/config.pbtxt\n" in printed.stdout
+    assert "repo/n/config.pbtxt: note: " in printed.stderr and str(tmp_path) not in printed.stderr
+    written = run("complete", given, "--gpus", "none", "--write", cwd=tmp_path)
+    assert "completed repo/m/config.pbtxt (added: " in written.stderr, written.stderr

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 from clikit import run
@@ -42,12 +44,42 @@ def test_writes_in_place_and_is_then_clean(tmp_path: Path) -> None:
     assert run("fmt", "--check", str(path)).returncode == 0
 
 
+def test_the_summary_counts_the_files_left_as_they_were(tmp_path: Path) -> None:
+    _model(tmp_path, UGLY)
+    (tmp_path / "n").mkdir()
+    (tmp_path / "n" / "config.pbtxt").write_text(PRETTY)
+    check = run("fmt", "--check", str(tmp_path))
+    assert check.stderr == "1 file would be reformatted, 1 file already formatted\n"
+    assert run("fmt", str(tmp_path)).stderr == "1 file reformatted, 1 file left unchanged\n"
+    assert run("fmt", "--check", str(tmp_path)).stderr == (
+        "0 files would be reformatted, 2 files already formatted\n"
+    )
+
+
 def test_stdin(tmp_path: Path) -> None:
     result = run("fmt", "--stdin", stdin=UGLY)
     assert result.returncode == 0
     assert result.stdout == PRETTY
     assert run("fmt", "--stdin", "--check", stdin=UGLY).returncode == 1
     assert run("fmt", "--stdin", "--check", stdin=PRETTY).returncode == 0
+
+
+def test_stdin_reads_bytes_as_a_file_is_read() -> None:
+    """Invalid UTF-8 is refused with its position (not echoed back, nor reported as an odd
+    character), and CRLF is kept for the formatter to normalise, as for a file."""
+
+    def fmt_stdin(data: bytes, *args: str) -> subprocess.CompletedProcess[bytes]:
+        command = [sys.executable, "-m", "tritoncfg", "fmt", "--stdin", *args]
+        return subprocess.run(command, input=data, capture_output=True, check=False)
+
+    invalid = fmt_stdin(b'name: "\xff"\n')
+    assert (invalid.returncode, invalid.stdout) == (2, b"")
+    assert b"<stdin>:1:8: invalid UTF-8 at byte offset 7" in invalid.stderr
+    assert b"Traceback" not in invalid.stderr
+    crlf = fmt_stdin(b'name: "m"\r\n')
+    assert (crlf.returncode, crlf.stdout) == (0, b'name: "m"\n')
+    assert fmt_stdin(b'name: "m"\r\n', "--check").returncode == 1
+    assert fmt_stdin(b'name: "m"\n', "--check").returncode == 0
 
 
 def test_fmt_off_leaves_the_file_alone(tmp_path: Path) -> None:

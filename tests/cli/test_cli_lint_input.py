@@ -187,6 +187,14 @@ def test_stdin_named_as_a_new_file_takes_its_folder_as_the_model(tmp_path: Path)
     assert not name.parent.exists()
 
 
+def test_stdin_new_file_names_no_scratch_folder_in_tritons_message(tmp_path: Path) -> None:
+    name = tmp_path / "repo" / "fresh" / "config.pbtxt"
+    result = run("lint", "-", "--stdin-filename", str(name), "-f", "json", stdin='name: "x\n')
+    assert result.returncode == 1, result.stderr
+    syntax = [d for d in json.loads(result.stdout)["diagnostics"] if d["code"] == "TC001"]
+    assert syntax and syntax[0]["triton"]["message"] == f"failed to read text proto from {name}"
+
+
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
@@ -228,7 +236,8 @@ def test_inline_config_settings_win_over_the_file(tmp_path: Path) -> None:
     [
         ("selct = ['TC9']", '--config: unknown key "selct"; did you mean "select"?'),
         ("triton-mode = 'strictt'", "--config: triton-mode: 'strictt' is not one of"),
-        ("no-such-file.toml", "not a settings file, nor a TOML `KEY = VALUE` pair"),
+        ("no-such-file.toml", "--config 'no-such-file.toml': no such settings file"),
+        ("select = [TC9]", "not a settings file, nor a TOML `KEY = VALUE` pair"),
     ],
 )
 def test_inline_config_errors_name_the_key(tmp_path: Path, value: str, needle: str) -> None:

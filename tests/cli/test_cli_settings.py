@@ -84,6 +84,35 @@ def test_invalid_values_are_rejected_with_the_key(tmp_path: Path, text: str, nee
         load_settings(tmp_path)
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "position"),
+    [
+        ("tritoncfg.toml", 'ignore = ["TC903"]\n  selct = ["TC1"]\n', ":2:3: unknown key"),
+        ("tritoncfg.toml", 'select = ["TC9"]\n[severity-overrides]\nTC903 = "x"\n', ":2:1: "),
+        ("tritoncfg.toml", 'select = ["TC9"\nx = 1\n', ":2:1: invalid TOML"),
+        ("tritoncfg.toml", "select = [\n", ":2:1: invalid TOML"),
+        (  # in pyproject.toml, only the [tool.tritoncfg] table's own line counts
+            "pyproject.toml",
+            '[tool.other]\nselect = 1\n\n[tool.tritoncfg]\nselect = "TC9"\n',
+            ":5:1: select: 'TC9' is not of type 'array'",
+        ),
+        (
+            "pyproject.toml",
+            '[tool.tritoncfg]\nselect = ["TC9"]\n[tool.tritoncfg.severity-overrides]\nTC903 = 1\n',
+            ":3:1: severity-overrides.TC903",
+        ),
+    ],
+)
+def test_settings_errors_say_where_in_the_file(
+    tmp_path: Path, name: str, text: str, position: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(SettingsError) as raised:
+        load_settings(tmp_path)
+    assert str(raised.value).startswith(f"{path}{position}"), raised.value
+
+
 def test_config_schema_command_prints_the_schema() -> None:
     result = run("config-schema")
     assert result.returncode == 0

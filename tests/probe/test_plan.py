@@ -74,6 +74,17 @@ def test_a_model_that_does_not_batch_has_one_point_without_a_batch_dim() -> None
     assert points[0].label == "b=- x=2x3"
 
 
+def test_a_batching_model_with_every_listed_size_too_large_gets_no_unbatched_point() -> None:
+    """`--batch-sizes 9` on max_batch_size 8 probes nothing (and says so), never a request
+    without the batch dim, which Triton would not send to a batching model."""
+    batching = config('max_batch_size: 8\ninput [ { name: "x" data_type: TYPE_FP32 dims: [ 3 ] } ]')
+    points, _, notes = plan_points(batching, None, {}, coverage=parse_batch_sizes("9"))
+    assert points == []
+    assert "--batch-sizes 9 above max_batch_size 8: not probed" in notes
+    (point,) = plan_points(batching, None, {}, coverage=parse_batch_sizes("8,9"))[0]
+    assert (point.batch_size, dict(point.shapes)) == (8, {"x": (8, 3)})
+
+
 def test_dims_come_from_the_cli_before_the_model_and_the_default() -> None:
     cfg = config(
         "max_batch_size: 4\n"

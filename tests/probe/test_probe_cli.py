@@ -201,6 +201,9 @@ def test_output_is_written_atomically_and_matches_stdout(
     [
         (("--dim", "x=8:4:2"), "needs 1 <= min <= opt <= max"),
         (("--shard", "3/2"), "expected I/N with 0 <= I < N"),
+        (("--output", "."), ".: is a directory; --output names the JSON report's file"),
+        (("--latency-budget-ms", "5"), "--latency-budget-ms is an option of --suggest"),
+        (("--target-rps", "10"), "--target-rps is an option of --suggest: give --suggest too"),
     ],
 )
 def test_usage_errors_exit_2_with_one_line(

@@ -12,8 +12,9 @@ from tritoncfg.gen.target import load_target
 from tritoncfg.gen.tuned import instance_unit, tuned_change
 from tritoncfg.text import parse
 from tritoncfg.tune.batcher import BatcherConfig, QueuePolicy
-from tritoncfg.tune.search import Objective, Space, capacity, search, why_first
+from tritoncfg.tune.search import Objective, Space, Trial, capacity, search, why_first
 from tritoncfg.tune.service import parse_service_ms
+from tritoncfg.tune.summary import Latency, Summary
 
 CURVE = parse_service_ms("1:1.0,8:2.0")
 
@@ -36,6 +37,24 @@ def test_at_a_rate_the_fewest_instances_that_meet_the_objective_win() -> None:
     assert not written.meets  # the config as written cannot keep up
     assert [t.meets for t in trials] == sorted((t.meets for t in trials), reverse=True)
     assert why_first(trials, goal).startswith(("p99 ", "the simplest of those within 2%"))
+
+
+def _trial(p99_ms: float, config: BatcherConfig) -> Trial:
+    latency = Latency(p99_ms, p99_ms, p99_ms, p99_ms)
+    summary = Summary(100, 100, 0, 0, 1000.0, latency, latency, latency, {1: 100}, (0.5,))
+    return Trial(config, summary, 1000.0, meets=True)
+
+
+def test_why_first_says_noise_only_when_the_runner_up_is_close_or_better() -> None:
+    goal = Objective(2.0, 1000.0, requests=2000)
+    plain, delayed = BatcherConfig(8), BatcherConfig(4, preferred=(4,), delay_us=500)
+    # #1 is better by 6%, beyond the 2% noise: it wins on p99, not as "the simplest"
+    clear = why_first([_trial(1.162, plain), _trial(1.237, delayed)], goal)
+    assert clear == "p99 1.162 ms vs 1.237 ms for #2, same instances"
+    close = why_first([_trial(1.162, plain), _trial(1.170, delayed)], goal)
+    assert close.startswith("the simplest of those within 2% of the best")
+    promoted = why_first([_trial(1.170, plain), _trial(1.162, delayed)], goal)  # #2 was better
+    assert promoted.endswith("#2 has p99 1.162 ms, #1 1.170 ms")
 
 
 def test_the_candidates_keep_the_written_queue_policy() -> None:

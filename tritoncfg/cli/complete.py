@@ -16,6 +16,7 @@ from tritoncfg.cli.common import (
     EXIT_USAGE,
     fail,
     refuse_cloud,
+    shown_path,
     usable_path,
 )
 from tritoncfg.options.choices import TritonMode
@@ -106,7 +107,8 @@ def complete_command(
             for diagnostic in refusals[loaded.name]:
                 assert diagnostic.triton is not None
                 _say(
-                    f"{diagnostic.path}:{diagnostic.span.line}:{diagnostic.span.column}: error: "
+                    f"{shown_path(diagnostic.path)}:{diagnostic.span.line}:"
+                    f"{diagnostic.span.column}: error: "
                     f"{diagnostic.triton.message} ({diagnostic.code}: {diagnostic.message})"
                 )
             status = max(status, EXIT_FINDINGS)
@@ -158,7 +160,7 @@ def _complete_one(
     """The completed config to print, or an exit status when there is none to print."""
     from tritoncfg.complete.full import complete_model
 
-    path = loaded.config_path
+    path = shown_path(loaded.config_path)
     if loaded.read_error is not None:
         span = loaded.read_error.span  # invalid UTF-8: the first bad byte
         where = "" if span is None else f":{span.line}:{span.column}"
@@ -210,9 +212,10 @@ def _write(loaded: LoadedModel, completion: FullCompletion) -> int:
     from tritoncfg.repository.model import is_json_path
 
     path = loaded.dir.config_path
+    shown = shown_path(path)
     if is_json_path(path):
         _say(
-            f"{path}: error: --write edits text-format configs only; print a JSON config with --format json"
+            f"{shown}: error: --write edits text-format configs only; print a JSON config with --format json"
         )
         return EXIT_USAGE
     creating = not loaded.dir.config_exists
@@ -220,10 +223,10 @@ def _write(loaded: LoadedModel, completion: FullCompletion) -> int:
     try:
         merge = merge_config(None if creating else loaded.config, wanted)
     except MergeError as exc:
-        _say(f"{path}: error: cannot merge: {exc}")
+        _say(f"{shown}: error: cannot merge: {exc}")
         return EXIT_USAGE
     if not merge.changed:
-        _say(f"{path}: nothing to add")
+        _say(f"{shown}: nothing to add")
         return EXIT_OK
     from tritoncfg.confined import Snapshot
 
@@ -232,10 +235,10 @@ def _write(loaded: LoadedModel, completion: FullCompletion) -> int:
         before = None if read is None else Snapshot.of(read.encode("utf-8"))
         write_atomic(path, merge.text, root=loaded.dir.root, expect=before)
     except OSError as exc:
-        _say(f"{path}: error: cannot write: {exc.strerror or exc}")
+        _say(f"{shown}: error: cannot write: {exc.strerror or exc}")
         return EXIT_USAGE
     verb = "created" if creating else "completed"
-    _say(f"{verb} {path} (added: {', '.join(merge.added)})")
+    _say(f"{verb} {shown} (added: {', '.join(merge.added)})")
     return EXIT_OK
 
 
@@ -251,7 +254,8 @@ def _render(completed: list[tuple[LoadedModel, ModelConfig]], output_format: Com
     if len(completed) == 1:
         return render_message(completed[0][1])
     return "\n".join(
-        f"# {loaded.config_path}\n{render_message(config)}" for loaded, config in completed
+        f"# {shown_path(loaded.config_path)}\n{render_message(config)}"
+        for loaded, config in completed
     )
 
 

@@ -4,12 +4,11 @@
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import TextIO
 
+from tritoncfg.cli.common import shown_path
 from tritoncfg.diagnostics import Diagnostic
 
 
@@ -46,7 +45,7 @@ def write_fix_list(out: TextIO, heading: str, diagnostics: Iterable[Diagnostic])
     `Fixed 2 errors:` / `- a.py:` / `    2 \u00d7 F401 (unused-import)`."""
     per_file: dict[str, Counter[tuple[str, str]]] = {}
     for d in diagnostics:
-        per_file.setdefault(_shown(d.path), Counter())[(d.code, d.rule)] += 1
+        per_file.setdefault(shown_path(d.path), Counter())[(d.code, d.rule)] += 1
     if not per_file:
         return
     out.write(f"\n{heading}:\n")
@@ -54,9 +53,3 @@ def write_fix_list(out: TextIO, heading: str, diagnostics: Iterable[Diagnostic])
         out.write(f"- {path}:\n")
         for (code, rule), count in sorted(per_file[path].items()):
             out.write(f"    {count} \u00d7 {code} ({rule})\n")  # ruff's "\u00d7"
-
-
-def _shown(path: str) -> str:
-    """As the findings show paths: relative to the working directory below it."""
-    cwd = Path.cwd()
-    return os.path.relpath(path, cwd) if Path(path).is_relative_to(cwd) else path

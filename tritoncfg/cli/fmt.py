@@ -64,6 +64,10 @@ def _selection(
     return file_selection(settings, overrides)
 
 
+def _files(count: int) -> str:
+    return f"{count} file{'s' if count != 1 else ''}"
+
+
 def _diff(path: str, before: str, after: str) -> str:
     import difflib
 
@@ -114,7 +118,10 @@ def fmt_command(
         bool, typer.Option("--check", help="Change nothing; exit 1 if a file would change.")
     ] = False,
     diff: Annotated[
-        bool, typer.Option("--diff", help="Change nothing; print a unified diff.")
+        bool,
+        typer.Option(
+            "--diff", help="Change nothing; print a unified diff; exit 1 if a file would change."
+        ),
     ] = False,
     stdin: Annotated[
         bool, typer.Option("--stdin", help="Format standard input to standard output.")
@@ -129,7 +136,9 @@ def fmt_command(
     from tritoncfg.text.printer import format_source
 
     if stdin:
-        source = sys.stdin.read()
+        from tritoncfg.cli.lint_input import read_stdin
+
+        source = read_stdin()  # bytes as a file's are read: invalid UTF-8 refused, CRLF kept
         try:
             formatted = format_source(source)
         except SyntaxProblem as exc:
@@ -142,7 +151,7 @@ def fmt_command(
     if not paths:
         fail("give at least one PATH, or --stdin")
     changed: list[Path] = []
-    broken = 0
+    broken = unchanged = 0
     refuse_cloud(paths, "fmt")
     given = repository_paths(paths)
     for path, root in config_files(given, _selection(given, respect_gitignore, force_exclude)):
@@ -160,6 +169,7 @@ def fmt_command(
             broken += 1
             continue
         if formatted == source:
+            unchanged += 1
             continue
         changed.append(path)
         if diff:
@@ -172,7 +182,11 @@ def fmt_command(
             changed.pop()
             broken += 1
     verb = "would be reformatted" if check or diff else "reformatted"
-    sys.stderr.write(f"{len(changed)} file{'s' if len(changed) != 1 else ''} {verb}\n")
+    kept = "already formatted" if check or diff else "left unchanged"  # ruff format's words
+    sys.stderr.write(
+        f"{_files(len(changed))} {verb}"
+        + (f", {_files(unchanged)} {kept}\n" if unchanged else "\n")
+    )
     if broken:
         raise typer.Exit(EXIT_USAGE)
     raise typer.Exit(EXIT_FINDINGS if changed and (check or diff) else EXIT_OK)

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from tritoncfg.api import LintResult
     from tritoncfg.checks.core.selection import PathFilters
     from tritoncfg.cli.lint_core import LintRequest
+    from tritoncfg.diagnostics import TritonVerdict
 
 CACHE_DIR_ENV = "TRITONCFG_CACHE_DIR"
 STDIN = "-"
@@ -52,6 +53,11 @@ def config_arguments(values: list[str] | None) -> tuple[Path | None, dict[str, A
                 fail(f"--config names two settings files, {path} and {value}; give one")
             path = Path(value)
             continue
+        if "=" not in value:  # meant as a file, as ruff tells these apart
+            fail(
+                f"--config {value!r}: no such settings file (an inline setting is "
+                "`KEY = VALUE`, e.g. --config 'triton-mode = \"strict\"')"
+            )
         try:
             table = tomllib.loads(value)
         except tomllib.TOMLDecodeError as exc:
@@ -172,8 +178,18 @@ def _rename(result: LintResult, scratch: str, real: str) -> None:
     def real_path(path: str) -> str:
         return real + path[len(scratch) :] if path.startswith(scratch) else path
 
+    def real_verdict(verdict: TritonVerdict | None) -> TritonVerdict | None:
+        if verdict is None or verdict.message is None:
+            return verdict
+        return dataclasses.replace(verdict, message=verdict.message.replace(scratch, real))
+
     result.diagnostics = [
-        dataclasses.replace(d, path=real_path(d.path), message=d.message.replace(scratch, real))
+        dataclasses.replace(
+            d,
+            path=real_path(d.path),
+            message=d.message.replace(scratch, real),
+            triton=real_verdict(d.triton),  # Triton's log names the file too (TC001)
+        )
         for d in result.diagnostics
     ]
     result.sources = {real_path(p): t for p, t in result.sources.items()}

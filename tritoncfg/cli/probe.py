@@ -155,6 +155,7 @@ def probe_command(
     from tritoncfg.probe.targets import plan_workspace
     from tritoncfg.workspace import load
 
+    _check_outputs(output, suggest, latency_budget_ms, target_rps)
     given = repository_paths(paths)
     workspace = load(given)
     models = selected_models(workspace, _filters(given), given)  # exclude, .gitignore
@@ -197,6 +198,18 @@ def probe_command(
             (suggest, latency_budget_ms, target_rps),
         )
     )
+
+
+def _check_outputs(
+    output: Path | None, suggest: bool, budget: float | None, target: float | None
+) -> None:
+    """Usage errors found before anything runs: a probe can take minutes, and its report
+    would be lost to an --output that names a folder, or a --suggest option without --suggest."""
+    if output is not None and output.is_dir():
+        fail(f"{output}: is a directory; --output names the JSON report's file")
+    if not suggest and (budget is not None or target is not None):
+        given = "--latency-budget-ms" if budget is not None else "--target-rps"
+        fail(f"{given} is an option of --suggest: give --suggest too")
 
 
 def _filters(given: list[Path]) -> PathFilters:

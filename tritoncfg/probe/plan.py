@@ -116,7 +116,9 @@ def plan_points(
     if ensemble_batches is not None and batches:
         mbs = config.max_batch_size
         batches = {b: why for b, why in ensemble_batches.items() if b <= mbs}
-    sizes: dict[int | None, tuple[str, ...]] = {None: ()} if not batches else {}
+    # one unbatched point for a model that does not batch; none for a batching model whose
+    # --batch-sizes are all above max_batch_size (Triton never sends it a request without one)
+    sizes: dict[int | None, tuple[str, ...]] = {None: ()} if config.max_batch_size <= 0 else {}
     sizes.update(batches.items())
     variables: dict[str, Variable] = {}
     axes: dict[str, list[tuple[int, str]]] = {}  # input -> (axis, variable key)

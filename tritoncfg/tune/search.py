@@ -260,7 +260,12 @@ def why_first(trials: list[Trial], goal: Objective) -> str:
         return f"{a.throughput:,.0f} infer/s within the objective vs {b.throughput:,.0f} for #2"
     if first.config.instances != second.config.instances:
         return f"{first.config.instances} instance(s) where #2 needs {second.config.instances}"
-    if _within_noise(second, first, goal) or _within_noise(first, second, goal):
+    # the simplicity rule decided it: #2 is as good within noise, or better (#1 was moved up
+    # past it); when #1 is simply better and #2 not close, the plain comparison below says so
+    second_better = (
+        b.throughput > a.throughput if goal.rate is None else b.latency.p99_ms < a.latency.p99_ms
+    )
+    if second_better or _within_noise(second, first, goal):
         if goal.rate is None:
             shown = f"#2 serves {b.throughput:,.0f} infer/s, #1 {a.throughput:,.0f}"
         else:
