@@ -166,7 +166,10 @@ def test_a_project_folder_stands_for_the_repository_its_settings_name(repo: Path
         (LintOverrides(gpu_memory="lots"), "--gpu-memory:"),
         (LintOverrides(triton_version="1.0"), "--triton-version:"),
         (LintOverrides(rate_limit_resources=["R"]), "--rate-limit-resource:"),
-        (LintOverrides(severity_overrides={"TC903": "fatal"}), "severity override:"),
+        (
+            LintOverrides(severity_overrides={"TC903": "fatal"}),
+            "severity override TC903=fatal: 'fatal' is not a severity; use error, warning",
+        ),
         (LintOverrides(select=["TC99x"]), "unknown rule selector 'TC99x'"),
     ],
 )

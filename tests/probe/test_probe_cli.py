@@ -368,3 +368,24 @@ def test_a_single_point_plan_says_point(tmp_path: Path) -> None:
     done = run("probe", str(model), "--plan-only")
     assert done.returncode == 0, done.stderr
     assert "one: onnxruntime (model.onnx), 1 point\n" in done.stdout
+
+
+def test_a_dim_no_model_has_is_a_usage_error(tmp_path: Path) -> None:
+    """`--dim` names an input, INPUT.AXIS or a symbolic dim; one that no variable dim of the
+    models goes by (a typo, or a fixed input) stops probe before it runs anything."""
+    config_model(
+        tmp_path,
+        "var",
+        'name: "var"\nbackend: "onnxruntime"\nmax_batch_size: 4\n'
+        'input [ { name: "x" data_type: TYPE_FP32 dims: [ -1 ] } ]\n'
+        'output [ { name: "x_out" data_type: TYPE_FP32 dims: [ -1 ] } ]\n',
+    )
+    (tmp_path / "var" / "1").mkdir()
+    identity_model(tmp_path / "var" / "1" / "model.onnx", [("x", 1, ["N", "L"])])
+    used = run("probe", str(tmp_path / "var"), "--plan-only", "--dim", "x=2:3:5")
+    assert used.returncode == 0, used.stderr
+    assert "x=1x5" in used.stdout  # the range was read: x's -1 dim at its max
+    for name in ("nothere", "x.2"):
+        typo = run("probe", str(tmp_path / "var"), "--plan-only", "--dim", f"{name}=2:3:5")
+        assert typo.returncode == 2, typo.stdout
+        assert f"--dim {name}: no variable (-1) dim of the models probed" in typo.stderr

@@ -165,7 +165,14 @@ def probe_command(
     workspace.models = models
     if not workspace.repositories or (not models and shard is None):
         fail(f"{paths[0]}: no model directory found")
-    plans = plan_workspace(workspace, _dims(dim or []), runtime.value, _coverage(batch_sizes))
+    asked = _AskedDims(_dims(dim or []))
+    plans = plan_workspace(workspace, asked, runtime.value, _coverage(batch_sizes))
+    unused = [name for name in asked if name not in asked.read]
+    if unused and not any(p.skip or p.fail for p in plans):  # (a skipped model reads none)
+        fail(
+            f"--dim {unused[0]}: no variable (-1) dim of the models probed goes by that name "
+            "(an input, INPUT.AXIS with the batch dim counted, or a symbolic dim of the model)"
+        )
     if plan_only:
         _print_plan(plans, output_format)
         raise typer.Exit(0)
@@ -286,6 +293,18 @@ def _print_plan(plans: list[ModelPlan], output_format: ProbeFormat) -> None:
         sys.stdout.write(json.dumps(plan_json(plans), indent=2) + "\n")
     else:
         render_plan(plans, sys.stdout)
+
+
+class _AskedDims(dict[str, "Range"]):
+    """The `--dim` ranges, remembering which the plan read: a name no model has is a typo."""
+
+    def __init__(self, ranges: dict[str, Range]) -> None:
+        super().__init__(ranges)
+        self.read: set[str] = set()
+
+    def __getitem__(self, key: str) -> Range:
+        self.read.add(key)
+        return super().__getitem__(key)
 
 
 def _dims(texts: list[str]) -> dict[str, Range]:

@@ -97,10 +97,16 @@ def parse_triton_version(value: str | None) -> str | None:
 
 def parse_severities(merged: Mapping[str, str]) -> dict[str, Severity]:
     """selector -> Severity."""
-    try:
-        return {selector: Severity(value) for selector, value in merged.items()}
-    except ValueError as exc:
-        raise OptionError(f"severity override: {exc}; use error, warning or info") from None
+    found = {}
+    for selector, value in merged.items():
+        try:
+            found[selector] = Severity(value)
+        except ValueError:
+            raise OptionError(
+                f"severity override {selector}={value}: {value!r} is not a severity; "
+                "use error, warning or info"
+            ) from None
+    return found
 
 
 def split_selectors(values: Sequence[str] | None) -> tuple[str, ...]:
