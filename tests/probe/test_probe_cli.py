@@ -389,3 +389,12 @@ def test_a_dim_no_model_has_is_a_usage_error(tmp_path: Path) -> None:
         typo = run("probe", str(tmp_path / "var"), "--plan-only", "--dim", f"{name}=2:3:5")
         assert typo.returncode == 2, typo.stdout
         assert f"--dim {name}: no variable (-1) dim of the models probed" in typo.stderr
+
+
+def test_batch_sizes_above_max_leave_the_model_skipped_not_ok(reshape_twins: Path) -> None:
+    done = run("probe", str(reshape_twins / "healthy"), "--batch-sizes", "9", "-f", "json", *FAST)
+    assert done.returncode == 0, done.stderr
+    (model,) = validated(done.stdout)["models"]
+    assert (model["status"], model["points"]) == ("SKIP", [])
+    assert model["reason"] == "nothing to probe: no test point (see the notes)"
+    assert "--batch-sizes 9 above max_batch_size 8: not probed" in model["notes"]

@@ -108,6 +108,10 @@ def new_result(plan: ModelPlan) -> ModelResult:
         result.model_status = "FAIL" if plan.fail else "SKIP"
         result.runner = None
         return result
+    if not ensemble and not plan.points:  # e.g. --batch-sizes above max_batch_size
+        result.reason = "nothing to probe: no test point (see the notes)"
+        result.model_status = "SKIP"
+        return result
     plans = plan.steps if ensemble else [plan]
     for step in plans:
         if step.fail or step.skip or not step.runtime:
