@@ -190,7 +190,7 @@ def test_output_is_written_atomically_and_matches_stdout(
 ) -> None:
     target = tmp_path / "out" / "probe.json"
     target.parent.mkdir()
-    done = run("probe", str(reshape_twins / "healthy"), "--output", str(target), *FAST)
+    done = run("probe", str(reshape_twins / "healthy"), "-o", str(target), *FAST)
     assert done.returncode == 0
     written = validated(target.read_text())
     assert rows(written["models"][0]) == [(f"b={b} x={b}x4", "OK") for b in range(1, 9)]

@@ -70,7 +70,9 @@ def probe_command(
     ] = ProbeFormat.table,
     output: Annotated[
         Path | None,
-        typer.Option(help="Write the JSON report to this file (atomically) as well."),
+        typer.Option(
+            "--output", "-o", help="Write the JSON report to this file (atomically) as well."
+        ),
     ] = None,
     data_dir: Annotated[
         Path | None,
