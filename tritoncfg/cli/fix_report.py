@@ -4,13 +4,15 @@
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from tritoncfg.diagnostics import Diagnostic
+
+if TYPE_CHECKING:
+    from tritoncfg.report.formats import Report
 
 
 def fixable_test(unsafe: bool) -> Callable[[Diagnostic], bool]:
@@ -58,5 +60,21 @@ def write_fix_list(out: TextIO, heading: str, diagnostics: Iterable[Diagnostic])
 
 def _shown(path: str) -> str:
     """As the findings show paths: relative to the working directory below it."""
-    cwd = Path.cwd()
-    return os.path.relpath(path, cwd) if Path(path).is_relative_to(cwd) else path
+    from tritoncfg.report.formats import shown_path
+
+    return shown_path(path, Path.cwd())
+
+
+def write_fix_report(
+    out: TextIO, report: Report, applied: list[Diagnostic] | None, *, show_fixes: bool
+) -> None:
+    """After the text and concise output, as ruff's: with --show-fixes, the fixes applied
+    (`applied`, with --fix) or those --fix would apply; then the fixable count."""
+    if show_fixes:
+        if applied is not None:
+            n = len(applied)
+            write_fix_list(out, f"Fixed {n} finding{'s' if n != 1 else ''}", applied)
+        else:
+            fixable = [d for d in report.diagnostics if report.fixable(d)]
+            write_fix_list(out, f"Fixable with `--fix` ({len(fixable)})", fixable)
+    write_fixable_line(out, report.diagnostics, unsafe=report.unsafe_fixes)

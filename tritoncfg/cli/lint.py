@@ -11,15 +11,21 @@ import typer
 
 from tritoncfg.cli.common import Color, fail
 from tritoncfg.cli.file_selection import FORCE_EXCLUDE, RESPECT_GITIGNORE
-from tritoncfg.cli.lint_core import LintRequest, OutputFormat, run_lint
+from tritoncfg.cli.lint_core import LintRequest, run_lint
 from tritoncfg.cli.lint_input import LintInputs, config_arguments
 from tritoncfg.cli.lint_output import ENV_OUTPUT_FORMAT, OutputOptions
 from tritoncfg.lintoptions import LintOverrides
+from tritoncfg.report import formats
 
 
 class TritonModeOption(StrEnum):
     default = "default"
     strict = "strict"
+
+
+# --format's choices: the names of report/formats.py's registry
+FormatOption = StrEnum("FormatOption", [(name, name) for name in formats.NAMES])  # type: ignore[misc]
+DEFAULT_FORMAT = FormatOption("text")
 
 
 class ModelFilesOption(StrEnum):
@@ -57,15 +63,15 @@ def lint_command(
         ),
     ],
     output_format: Annotated[
-        OutputFormat,
+        FormatOption,
         typer.Option(
             "--format",
             "-f",
             metavar="<format>",  # the choices in the help: a long metavar breaks mid-word
             envvar=ENV_OUTPUT_FORMAT,
-            help="Output format: text, concise, json, json-lines, sarif, github, gitlab or junit.",
+            help=f"Output format: {formats.choices_help()}.",
         ),
-    ] = OutputFormat.text,
+    ] = DEFAULT_FORMAT,
     triton_mode: Annotated[
         TritonModeOption | None,
         typer.Option(
@@ -305,7 +311,7 @@ def lint_request(params: Mapping[str, Any]) -> LintRequest:
     return LintRequest(
         tuple(params["raw_paths"]),
         overrides,
-        output_format=params["output_format"],
+        output_format=str(params["output_format"]),
         quiet=params["quiet"],
         statistics=params["statistics"],
         color=params["color"],

@@ -152,8 +152,9 @@ def lint_stdin(request: LintRequest, text: str) -> LintResult:
         model.mkdir()
         (model / name.name).write_text(text, encoding="utf-8")
         result = lint(model / name.name, setup.options, setup.selection, setup.filters)
-        _rename(result, str(model), str(name.parent))
-    return result
+        # the scratch model folder's paths (and their mentions in messages) as NAME's folder
+        scratch, real = str(model), str(name.parent)
+        return result.renamed(lambda text: text.replace(scratch, real))
 
 
 def _left_out(filters: PathFilters, name: Path) -> bool:
@@ -164,17 +165,3 @@ def _left_out(filters: PathFilters, name: Path) -> bool:
     model = name.parent.parent if name.parent.name == "configs" else name.parent
     files = filters.files
     return files.skips(name) or files.skips_model(model, named=True)
-
-
-def _rename(result: LintResult, scratch: str, real: str) -> None:
-    """The scratch model folder's paths (and their mentions in messages) as NAME's folder."""
-
-    def real_path(path: str) -> str:
-        return real + path[len(scratch) :] if path.startswith(scratch) else path
-
-    result.diagnostics = [
-        dataclasses.replace(d, path=real_path(d.path), message=d.message.replace(scratch, real))
-        for d in result.diagnostics
-    ]
-    result.sources = {real_path(p): t for p, t in result.sources.items()}
-    result.file_paths = [real_path(p) for p in result.file_paths]
