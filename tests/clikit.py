@@ -9,8 +9,9 @@ from pathlib import Path
 
 
 def run(
-    *args: str, cwd: Path | None = None, stdin: str | None = None
+    *args: str, cwd: Path | None = None, stdin: str | None = None, timeout: float | None = None
 ) -> subprocess.CompletedProcess[str]:
+    """The real command; with `timeout` (seconds), a hang fails the test instead of stalling it."""
     env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR",)}
     env["NO_COLOR"] = "1"
     return subprocess.run(
@@ -20,6 +21,7 @@ def run(
         cwd=cwd,
         input=stdin,
         env=env,
+        timeout=timeout,
         check=False,
     )
 

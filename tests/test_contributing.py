@@ -43,12 +43,13 @@ def _sections() -> dict[str, list[tuple[str, str]]]:
     return found
 
 
-def test_the_guide_has_its_four_examples() -> None:
+def test_the_guide_has_its_five_examples() -> None:
     assert {
         "Add a rule",
         "Add an output format",
         "Add a probe runtime",
         "Add a generator",
+        "Add a lint option",
     } <= set(_sections())
 
 
@@ -77,8 +78,10 @@ def test_every_quoted_module_and_runner_resolves() -> None:
 
 def test_every_name_the_steps_edit_exists() -> None:
     """The registries and functions the steps tell a contributor to edit or call."""
-    from tritoncfg.checks.core import registry
+    from tritoncfg import lintoptions
+    from tritoncfg.checks.core import context, registry
     from tritoncfg.cli import gen, gen_result
+    from tritoncfg.options import declare, table
     from tritoncfg.probe import contract
     from tritoncfg.report import formats
     from tritoncfg.runtimes import RUNTIMES
@@ -92,6 +95,10 @@ def test_every_name_the_steps_edit_exists() -> None:
         "finish_change": gen_result,
         "Runner": contract,
         "RunnerUnavailable": contract,
+        "LintOption": declare,
+        "LINT_OPTIONS": table,
+        "LintOverrides": lintoptions,
+        "LintOptions": context,
     }
     for name, module in named.items():
         assert f"`{name}`" in TEXT, name
@@ -116,7 +123,14 @@ def test_every_python_snippet_compiles() -> None:
 
 
 @pytest.mark.parametrize(
-    "section", ["Add a rule", "Add an output format", "Add a probe runtime", "Add a generator"]
+    "section",
+    [
+        "Add a rule",
+        "Add an output format",
+        "Add a probe runtime",
+        "Add a generator",
+        "Add a lint option",
+    ],
 )
 def test_the_runnable_snippets_run(section: str, tmp_path: Path) -> None:
     script = "\n\n".join(body for info, body in _sections()[section] if info == "python run")

@@ -1,10 +1,11 @@
 """One merge of the project's settings with what a caller states: the CLI and the API share it.
 
 `[tool.tritoncfg]` (or tritoncfg.toml, see settings.py) gives a project's defaults; a value the
-caller states (a command-line option, a field of `LintOverrides` from Python) wins over it. Values
-are written as on the command line or in the settings file (`gpus="0,1"` or `[0, 1]` or
-`"none"`, `gpu_memory="80GiB"`), and checked here: a bad one raises `OptionError`, whose message
-names the option as the command line spells it.
+caller states (a command-line option, a field of `LintOverrides` from Python) wins over it, and
+the option's default over neither. Values are written as on the command line or in the settings
+file (`gpus="0,1"` or `[0, 1]` or `"none"`, `gpu_memory="80GiB"`), and read by the parser that
+options/table.py declares with the option: a bad one raises `OptionError`, whose message names
+the option as the command line spells it.
 """
 
 from __future__ import annotations
@@ -12,8 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
+from tritoncfg.options.table import BY_KEY, LINT_OPTIONS
+from tritoncfg.options.values import OptionError as OptionError
+from tritoncfg.options.values import parse_severities
 from tritoncfg.record import record
 from tritoncfg.settings import Settings
 
@@ -23,16 +27,13 @@ if TYPE_CHECKING:
     from tritoncfg.file_selection import FileSelection
 
 
-class OptionError(ValueError):
-    """An option value that cannot be used: a malformed value or a rule selector no rule has."""
-
-
 @record(frozen=True)
 class LintOverrides:
     """What the caller states. None (for a list: empty) takes the settings' value, then the
     default. `select` replaces the settings' selection; `extend_select`, `ignore` and
     `severity_overrides` add to the settings', and a rule named in `select` or `extend_select`
-    is not ignored by the settings' `ignore`."""
+    is not ignored by the settings' `ignore`. One field per option of options/table.py that
+    the command line has (a test holds them equal)."""
 
     triton_mode: str | None = None  # "default" or "strict"
     gpus: str | Sequence[int] | None = None  # "0,1", [0, 1], or "none"
@@ -86,14 +87,13 @@ def lint_setup(settings: Settings, overrides: LintOverrides | None = None) -> Li
             check_selectors(selectors)
     except SelectorError as exc:
         raise OptionError(str(exc)) from None
-    cache = given.cache if given.cache is not None else settings.get("cache", True)
-    folder = given.cache_dir or settings.base / settings.get("cache-dir", ".tritoncfg_cache")
+    cache = option_value("cache", settings, given)
     return LintSetup(
         options,
         selection,
         filters,
-        warnings_as_errors=_first(given.warnings_as_errors, settings.get("warnings-as-errors")),
-        cache_dir=folder if cache else None,
+        warnings_as_errors=option_value("warnings-as-errors", settings, given),
+        cache_dir=option_value("cache-dir", settings, given) if cache else None,
     )
 
 
@@ -105,43 +105,29 @@ def file_selection(settings: Settings, overrides: LintOverrides | None = None) -
     given = overrides or LintOverrides()
     return FileSelection(
         settings.base,
-        tuple(settings.get("exclude", [])),
-        respect_gitignore=_first(given.respect_gitignore, settings.get("respect-gitignore", True)),
-        force_exclude=_first(given.force_exclude, settings.get("force-exclude")),
+        option_value("exclude", settings, given),
+        respect_gitignore=option_value("respect-gitignore", settings, given),
+        force_exclude=option_value("force-exclude", settings, given),
     )
 
 
-def _first(given: bool | None, configured: bool | None) -> bool:
-    return bool(given if given is not None else configured)
+def option_value(key: str, settings: Settings, given: LintOverrides) -> Any:
+    """The option's value as lint uses it: the caller's, else the settings', else its default
+    (a path in the settings relative to their file), read by its parser."""
+    option = BY_KEY[key]
+    stated = getattr(given, option.field) if option.field else None
+    if stated is None or (option.repeatable and not stated):
+        stated = settings.get(key, option.default)
+        if option.relative and stated is not None:
+            stated = settings.base / stated
+    return option.read(stated) if option.read else stated
 
 
 def _options(settings: Settings, given: LintOverrides) -> LintOptions:
     from tritoncfg.checks import LintOptions
 
-    mode: Literal["default", "strict"] = (
-        "strict" if (given.triton_mode or settings.get("triton-mode")) == "strict" else "default"
-    )
-    configured_backend_dir = settings.get("backend-dir")
     return LintOptions(
-        triton_mode=mode,
-        gpus=parse_gpus(given.gpus if given.gpus is not None else settings.get("gpus")),
-        gpu_memory=_gpu_memory(
-            given.gpu_memory if given.gpu_memory is not None else settings.get("gpu-memory")
-        ),
-        config_name=given.model_config_name or settings.get("model-config-name"),
-        rate_limit=parse_rate_limit(given.rate_limit or settings.get("rate-limit")),
-        rate_limit_resources=parse_rate_limit_resources(
-            given.rate_limit_resources or settings.get("rate-limit-resource")
-        ),
-        backend_dir=given.backend_dir
-        or (settings.base / configured_backend_dir if configured_backend_dir else None),
-        triton_version=_triton_version(given.triton_version or settings.get("triton-version")),
-        model_files="optional"
-        if (given.model_files or settings.get("model-files")) == "optional"
-        else "required",
-        backends=tuple(settings.get("backends", [])),
-        repo_agents=tuple(settings.get("repo-agents", [])),
-        runtimes=tuple(settings.get("runtimes", [])),
+        **{o.target: option_value(o.key, settings, given) for o in LINT_OPTIONS if o.target}
     )
 
 
@@ -150,80 +136,11 @@ def _selection(settings: Settings, given: LintOverrides) -> RuleSelection:
 
     named = {*given.select, *given.extend_select}
     return RuleSelection(
-        select=tuple(given.select) or tuple(settings.get("select", ["ALL"])),
+        select=tuple(option_value("select", settings, given)),
         extend_select=(*settings.get("extend-select", []), *given.extend_select),
         # a rule the caller names is not ignored by the settings file
         ignore=(*(s for s in settings.get("ignore", []) if s not in named), *given.ignore),
-        severity_overrides=_severities(
+        severity_overrides=parse_severities(
             {**settings.get("severity-overrides", {}), **given.severity_overrides}
         ),
     )
-
-
-def _severities(merged: Mapping[str, str]) -> dict[str, Any]:
-    from tritoncfg.diagnostics import Severity
-
-    try:
-        return {selector: Severity(value) for selector, value in merged.items()}
-    except ValueError as exc:
-        raise OptionError(f"severity override: {exc}; use error, warning or info") from None
-
-
-def parse_gpus(value: str | Sequence[int] | None) -> tuple[int, ...] | None:
-    """`"0,1"`, `[0, 1]` or `"none"` (no GPU); None: unknown."""
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        return tuple(sorted(set(value)))
-    if value.strip().lower() == "none":
-        return ()
-    try:
-        return tuple(sorted({int(part) for part in value.split(",") if part.strip()}))
-    except ValueError:
-        raise OptionError(
-            f"--gpus expects a comma-separated list of GPU ids or 'none', got {value!r}"
-        ) from None
-
-
-def parse_rate_limit(value: str | None) -> bool | None:
-    if value is None:
-        return None
-    if value not in ("off", "execution_count"):
-        raise OptionError(f"--rate-limit expects off or execution_count, got {value!r}")
-    return value == "execution_count"
-
-
-def _gpu_memory(value: str | int | None) -> int | None:
-    if value is None:
-        return None
-    from tritoncfg.units import parse_size
-
-    try:
-        return parse_size(value)
-    except ValueError as exc:
-        raise OptionError(f"--gpu-memory: {exc}") from None
-
-
-def _triton_version(value: str | None) -> str | None:
-    if value is None:
-        return None
-    from tritoncfg.schema.releases import UnknownRelease, find_release
-
-    try:
-        find_release(str(value))
-    except UnknownRelease as exc:
-        raise OptionError(f"--triton-version: {exc}") from None
-    return str(value)
-
-
-def parse_rate_limit_resources(
-    values: Sequence[str] | None,
-) -> tuple[tuple[str, int, int | None], ...]:
-    if not values:
-        return ()  # not importing the rule family for nothing
-    from tritoncfg.checks.warmup_and_runtime.rate_limit_resources import parse_rate_limit_resource
-
-    try:
-        return tuple(parse_rate_limit_resource(value) for value in values)
-    except ValueError as exc:
-        raise OptionError(f"--rate-limit-resource: {exc}") from None

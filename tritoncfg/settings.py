@@ -1,8 +1,8 @@
 """Project configuration: `[tool.tritoncfg]` in pyproject.toml, or tritoncfg.toml.
 
 Found by walking up from the first linted path; `--config FILE` names one, `--isolated` ignores
-them. Validated against CONFIG_SCHEMA (published by `tritoncfg config-schema`) with jsonschema,
-imported only when a configuration exists.
+them. Validated against CONFIG_SCHEMA (derived from options/table.py; `tritoncfg schema
+settings` prints it) with jsonschema, imported only when a configuration exists.
 """
 
 from __future__ import annotations
@@ -12,136 +12,11 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from tritoncfg.diagnostics import Severity
+from tritoncfg.options.table import settings_schema
 from tritoncfg.record import record
 
-SEVERITIES = [s.value for s in Severity]
-_SELECTOR = {"type": "string", "pattern": "^(ALL|TC[0-9]{0,3}|[a-z0-9]+(-[a-z0-9]+)*)$"}
-_SELECTORS = {"type": "array", "items": _SELECTOR, "uniqueItems": True}
-
-CONFIG_SCHEMA: dict[str, Any] = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "$id": "https://github.com/tritoncfg/tritoncfg/blob/main/docs/configuration.md",
-    "title": "tritoncfg configuration ([tool.tritoncfg] in pyproject.toml, or tritoncfg.toml)",
-    "type": "object",
-    "additionalProperties": False,
-    "properties": {
-        "select": {
-            **_SELECTORS,
-            "description": "Rules to run: codes, prefixes (TC2) or names. Default: ALL.",
-        },
-        "extend-select": {**_SELECTORS, "description": "Rules added to `select`."},
-        "ignore": {**_SELECTORS, "description": "Rules not to run."},
-        "severity-overrides": {
-            "type": "object",
-            "description": 'Severity per rule code or name, e.g. {TC901 = "error"}.',
-            "propertyNames": _SELECTOR,
-            "additionalProperties": {"enum": SEVERITIES},
-        },
-        "warnings-as-errors": {"type": "boolean", "description": "Exit 1 on warnings too."},
-        "cache": {
-            "type": "boolean",
-            "description": "Reuse unchanged models' findings from .tritoncfg_cache/ (default true).",
-        },
-        "cache-dir": {
-            "type": "string",
-            "minLength": 1,
-            "description": "Where the lint cache lives, relative to this file (default "
-            ".tritoncfg_cache); --cache-dir and TRITONCFG_CACHE_DIR win over it.",
-        },
-        "triton-mode": {
-            "enum": ["default", "strict"],
-            "description": "Triton's auto-complete on (default) or off.",
-        },
-        "gpus": {
-            "description": 'GPU ids visible on the target host, or "none".',
-            "oneOf": [
-                {"type": "array", "items": {"type": "integer", "minimum": 0}, "uniqueItems": True},
-                {"const": "none"},
-            ],
-        },
-        "gpu-memory": {
-            "description": 'Memory of one GPU of the target host: bytes, or "24GiB", "80GB".',
-            "oneOf": [
-                {"type": "integer", "minimum": 1},
-                {
-                    "type": "string",
-                    "pattern": "^\\s*[0-9]+(\\.[0-9]+)?\\s*([kKmMgGtT]([iI]?[bB])?|[bB])?\\s*$",
-                },
-            ],
-        },
-        "rate-limit": {"enum": ["off", "execution_count"], "description": "Triton's --rate-limit."},
-        "rate-limit-resource": {
-            "type": "array",
-            "items": {"type": "string", "pattern": "^[^:]+:[0-9]+(:[0-9]+)?$"},
-            "description": "Triton's --rate-limit-resource values, NAME:COUNT[:DEVICE].",
-        },
-        "backend-dir": {
-            "type": "string",
-            "description": "Triton's --backend-directory on the target host.",
-        },
-        "model-config-name": {"type": "string", "description": "Triton's --model-config-name."},
-        "repository": {
-            "type": "string",
-            "minLength": 1,
-            "description": "The project's model repository folder, relative to this file: "
-            "`tritoncfg lint PROJECT` (and fmt, complete, probe) then read that folder, not the "
-            "project's .github/ or deploy/.",
-        },
-        "triton-version": {
-            "type": "string",
-            "description": "The Triton release to check against, e.g. 2.51 or 24.10 (TC012).",
-        },
-        "backends": {
-            "type": "array",
-            "items": {"type": "string", "minLength": 1},
-            "uniqueItems": True,
-            "description": "Backends installed on the target host besides the standard ones "
-            "(onnxruntime, tensorrt, python, ...); any other `backend` is an error (TC120).",
-        },
-        "repo-agents": {
-            "type": "array",
-            "items": {"type": "string", "minLength": 1},
-            "uniqueItems": True,
-            "description": "Model repository agents installed besides checksum (TC124).",
-        },
-        "runtimes": {
-            "type": "array",
-            "items": {"type": "string", "minLength": 1},
-            "uniqueItems": True,
-            "description": "Runtime libraries (`runtime` values) installed in the target host's "
-            "backend folders; without --backend-dir any other `runtime` that is not in the model "
-            "folder is an error (TC121).",
-        },
-        "model-files": {
-            "enum": ["required", "optional"],
-            "description": "optional: model files are fetched at deploy time, so a missing "
-            "model file (TC125, TC126) is not reported. Default: required.",
-        },
-        "exclude": {
-            "type": "array",
-            "items": {"type": "string"},
-            "description": "Gitignore-style patterns (relative to the configuration file) of model "
-            "directories and files that lint, fmt, complete and probe leave out.",
-        },
-        "respect-gitignore": {
-            "type": "boolean",
-            "description": "Leave out what .gitignore files (and .git/info/exclude) ignore, "
-            "inside a git work tree, as ruff does. Default: true.",
-        },
-        "force-exclude": {
-            "type": "boolean",
-            "description": "Apply exclude and .gitignore to paths named on the command line too "
-            "(pre-commit passes file names). Default: false.",
-        },
-        "per-path-ignores": {
-            "type": "object",
-            "description": "Gitignore-style pattern -> rules ignored for matching paths.",
-            "additionalProperties": _SELECTORS,
-        },
-    },
-}
-
+# every key is a lint option, declared once in options/table.py with its schema
+CONFIG_SCHEMA: dict[str, Any] = settings_schema()
 KEYS = tuple(CONFIG_SCHEMA["properties"])
 
 

@@ -1,5 +1,5 @@
-"""The fsspec filesystem of each cloud gets the timeouts (the S3 one is exercised against a frozen
-endpoint in test_s3_hardening.py; GCS and Azure have no server here)."""
+"""The fsspec filesystem of each cloud gets the timeouts (S3's and Azure's are exercised against a
+frozen endpoint in test_s3_hardening.py and test_azure.py)."""
 
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ def test_gcs_gets_socket_timeouts() -> None:
 
 def test_azure_gets_timeouts_and_the_account(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AZURE_STORAGE_KEY", "k")
+    monkeypatch.delenv("AZURE_STORAGE_CONNECTION_STRING", raising=False)
     options = backend_options(parse_url("as://acct/container/repo"), LIMITS)
     assert options == {
         "connection_timeout": 2.5,

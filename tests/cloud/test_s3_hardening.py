@@ -5,12 +5,9 @@ never a hang, a traceback or a leaked secret."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -38,30 +35,6 @@ def _put(s3: Any, prefix: str, objects: dict[str, bytes]) -> None:
 
 def _url(s3_server: str, prefix: str) -> str:
     return f"s3://{s3_server.removeprefix('http://')}/{BUCKET}/{prefix}"
-
-
-@pytest.fixture
-def frozen_endpoint() -> Iterator[str]:
-    """`127.0.0.1:<port>`: a TCP server that accepts every connection and never answers."""
-    server = socket.create_server(("127.0.0.1", 0))
-    held: list[socket.socket] = []
-
-    def accept() -> None:
-        while True:
-            try:
-                held.append(server.accept()[0])
-            except OSError:  # closed: the test is over
-                return
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    try:
-        yield f"127.0.0.1:{server.getsockname()[1]}"
-    finally:
-        server.close()
-        thread.join(timeout=5)
-        for connection in held:
-            connection.close()
 
 
 def test_a_frozen_endpoint_ends_lint_with_the_url(

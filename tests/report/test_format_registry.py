@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tritoncfg.cli.lint import FormatOption
+from tritoncfg.cli.lint_options import FormatOption
 from tritoncfg.cli.lint_output import environment_format
 from tritoncfg.report import formats
 from tritoncfg.report.formats import FORMATS, NAMES, STATISTICS_NAMES, OutputFormat, Report

@@ -18,6 +18,7 @@ from tritoncfg.cli.common import (
     refuse_cloud,
     usable_path,
 )
+from tritoncfg.options.choices import TritonMode
 
 if TYPE_CHECKING:
     from tritoncfg.checks import LintOptions
@@ -31,11 +32,6 @@ if TYPE_CHECKING:
 class CompleteFormat(StrEnum):
     pbtxt = "pbtxt"
     json = "json"
-
-
-class CompleteMode(StrEnum):
-    default = "default"
-    strict = "strict"
 
 
 def complete_command(
@@ -69,7 +65,7 @@ def complete_command(
         CompleteFormat, typer.Option("--format", "-f", help="How to print the configs.")
     ] = CompleteFormat.pbtxt,
     triton_mode: Annotated[
-        CompleteMode | None,
+        TritonMode | None,
         typer.Option(
             help="default: Triton's auto-complete is on; strict: --disable-auto-complete-config."
         ),

@@ -8,24 +8,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import typer
+from tritoncfg.cli.lint_options import typer_option
+from tritoncfg.options.table import BY_KEY
 
 if TYPE_CHECKING:
     from tritoncfg.checks.core.selection import PathFilters
     from tritoncfg.workspace import LoadedModel, Workspace
 
-RESPECT_GITIGNORE = typer.Option(
-    "--respect-gitignore/--no-respect-gitignore",
-    help="Leave out what .gitignore files ignore, in a git work tree (default: on; setting "
-    "respect-gitignore).",
-    show_default=False,
-)
-FORCE_EXCLUDE = typer.Option(
-    "--force-exclude/--no-force-exclude",
-    help="Apply exclude and .gitignore to the paths given too (pre-commit passes file names; "
-    "setting force-exclude).",
-    show_default=False,
-)
+# lint's options (declared with the settings in tritoncfg/options/table.py), fmt's too
+RESPECT_GITIGNORE = typer_option(BY_KEY["respect-gitignore"])
+FORCE_EXCLUDE = typer_option(BY_KEY["force-exclude"])
 
 
 def selected_models(

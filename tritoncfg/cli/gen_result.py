@@ -12,23 +12,18 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
 from tritoncfg.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
+from tritoncfg.options.choices import ModelFiles
 
 if TYPE_CHECKING:
     from tritoncfg.diagnostics import Diagnostic
     from tritoncfg.gen.change import Change
     from tritoncfg.lintoptions import LintSetup
-
-
-class ModelFiles(StrEnum):
-    required = "required"
-    optional = "optional"
 
 
 # the settings options `lint` has, for the lint every generator runs on its result
@@ -180,7 +175,6 @@ def _show_diff(change: Change) -> None:
 __all__ = [
     "ConfigFile",
     "Isolated",
-    "ModelFiles",
     "ModelFilesOption",
     "finish_change",
     "refuse",

@@ -3,55 +3,34 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from tritoncfg.cli.common import Color, fail
-from tritoncfg.cli.file_selection import FORCE_EXCLUDE, RESPECT_GITIGNORE
-from tritoncfg.cli.lint_core import LintRequest, run_lint
-from tritoncfg.cli.lint_input import LintInputs, config_arguments
-from tritoncfg.cli.lint_output import ENV_OUTPUT_FORMAT, OutputOptions
-from tritoncfg.lintoptions import LintOverrides
-from tritoncfg.report import formats
+from tritoncfg.cli.lint_core import run_lint
+from tritoncfg.cli.lint_input import config_arguments
+from tritoncfg.cli.lint_options import DEFAULT_FORMAT, FormatParameter, overrides, with_lint_options
+from tritoncfg.cli.lint_request import LintInputs, LintRequest, OutputOptions
+from tritoncfg.lintoptions import OptionError
 
 
-class TritonModeOption(StrEnum):
-    default = "default"
-    strict = "strict"
+def lint_command(**params: Any) -> None:
+    """Check configs the way Triton loads them, and report every problem with file:line:col.
+
+    Exit status: 0 no error findings (or --exit-zero), 1 error findings (or warnings with
+    --warnings-as-errors; with --exit-non-zero-on-fix, a fix applied), 2 usage error, unreadable
+    path, or a model not linted (its process killed twice).
+    """
+    try:
+        request = lint_request(params)
+    except OptionError as exc:
+        fail(str(exc))
+    raise typer.Exit(run_lint(request))
 
 
-# --format's choices: the names of report/formats.py's registry
-FormatOption = StrEnum("FormatOption", [(name, name) for name in formats.NAMES])  # type: ignore[misc]
-DEFAULT_FORMAT = FormatOption("text")
-
-
-class ModelFilesOption(StrEnum):
-    required = "required"
-    optional = "optional"
-
-
-def _split(values: list[str] | None) -> tuple[str, ...]:
-    """`--select TC1,TC2 --select TC9` → ("TC1", "TC2", "TC9")."""
-    return tuple(
-        part.strip() for value in values or () for part in value.split(",") if part.strip()
-    )
-
-
-def _severities(values: list[str] | None) -> dict[str, str]:
-    """`--severity-override TC901=error` (repeatable) → {code: severity}, e.g. TC901: error."""
-    pairs = {}
-    for value in values or []:
-        selector, _, severity = value.partition("=")
-        if not severity:
-            fail(f"--severity-override expects CODE=SEVERITY, got {value!r}")
-        pairs[selector.strip()] = severity.strip()
-    return pairs
-
-
-def lint_command(
+def _own_parameters(
     raw_paths: Annotated[
         list[str],
         typer.Argument(
@@ -62,84 +41,7 @@ def lint_command(
             show_default=False,
         ),
     ],
-    output_format: Annotated[
-        FormatOption,
-        typer.Option(
-            "--format",
-            "-f",
-            metavar="<format>",  # the choices in the help: a long metavar breaks mid-word
-            envvar=ENV_OUTPUT_FORMAT,
-            help=f"Output format: {formats.choices_help()}.",
-        ),
-    ] = DEFAULT_FORMAT,
-    triton_mode: Annotated[
-        TritonModeOption | None,
-        typer.Option(
-            help="default: Triton's auto-complete is on; strict: --disable-auto-complete-config."
-        ),
-    ] = None,
-    gpus: Annotated[
-        str | None, typer.Option(help="GPU ids visible on the target host, e.g. '0,1', or 'none'.")
-    ] = None,
-    gpu_memory: Annotated[
-        str | None,
-        typer.Option(
-            help="Memory of one GPU of the target host, e.g. '24GiB' or '80GB' (checks TC914)."
-        ),
-    ] = None,
-    model_config_name: Annotated[
-        str | None,
-        typer.Option(
-            help="Like Triton's --model-config-name: use configs/<name>.pbtxt where present."
-        ),
-    ] = None,
-    backend_dir: Annotated[
-        Path | None,
-        typer.Option(
-            help="Triton's --backend-directory on the target host; backend libraries are then checked."
-        ),
-    ] = None,
-    rate_limit: Annotated[
-        str | None,
-        typer.Option(help="Triton's --rate-limit on the target host: off or execution_count."),
-    ] = None,
-    model_files: Annotated[
-        ModelFilesOption | None,
-        typer.Option(
-            help="required (default): report versions without their model file (TC125, TC126); "
-            "optional: model files are fetched at deploy time."
-        ),
-    ] = None,
-    rate_limit_resource: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="Triton's --rate-limit-resource on the target host: NAME:COUNT[:DEVICE] "
-            "(repeatable)."
-        ),
-    ] = None,
-    triton_version: Annotated[
-        str | None,
-        typer.Option(
-            help="The Triton release the repository is for, e.g. 2.51 or 24.10: report fields "
-            "and values it does not know (TC012). Default: the newest schema."
-        ),
-    ] = None,
-    select: Annotated[
-        list[str] | None,
-        typer.Option(help="Rules to run: codes, prefixes (TC2) or names; comma-separated."),
-    ] = None,
-    extend_select: Annotated[
-        list[str] | None, typer.Option(help="Rules to add to the selection.")
-    ] = None,
-    ignore: Annotated[
-        list[str] | None, typer.Option(help="Rules not to run: codes, prefixes or names.")
-    ] = None,
-    severity_override: Annotated[
-        list[str] | None, typer.Option(help="CODE=SEVERITY, e.g. TC901=error (repeatable).")
-    ] = None,
-    warnings_as_errors: Annotated[
-        bool | None, typer.Option("--warnings-as-errors", help="Exit 1 on warnings too.")
-    ] = None,
+    output_format: FormatParameter = DEFAULT_FORMAT,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Print diagnostics only, no summary.")
     ] = False,
@@ -241,22 +143,6 @@ def lint_command(
             help="Processes to lint with. Default: one per core for a few hundred models or more.",
         ),
     ] = None,
-    cache: Annotated[
-        bool | None,
-        typer.Option(
-            "--cache/--no-cache",
-            help="Reuse unchanged models' findings from .tritoncfg_cache/ (default: on).",
-            show_default=False,
-        ),
-    ] = None,
-    cache_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--cache-dir",
-            help="Where the cache lives (default: .tritoncfg_cache/ beside the settings file; "
-            "env TRITONCFG_CACHE_DIR, setting cache-dir).",
-        ),
-    ] = None,
     watch: Annotated[
         bool,
         typer.Option("--watch", help="Lint again whenever a file changes (needs watchfiles)."),
@@ -271,46 +157,26 @@ def lint_command(
         ),
     ] = None,
     color: Annotated[Color, typer.Option(help="Colour in text output.")] = Color.auto,
-    respect_gitignore: Annotated[bool | None, RESPECT_GITIGNORE] = None,
-    force_exclude: Annotated[bool | None, FORCE_EXCLUDE] = None,
 ) -> None:
-    """Check configs the way Triton loads them, and report every problem with file:line:col.
+    """The command's own parameters: its paths, output, fixes and runs. The options that are
+    settings too are declared in tritoncfg/options/table.py and go after --format."""
 
-    Exit status: 0 no error findings (or --exit-zero), 1 error findings (or warnings with
-    --warnings-as-errors; with --exit-non-zero-on-fix, a fix applied), 2 usage error, unreadable
-    path, or a model not linted (its process killed twice).
-    """
-    raise typer.Exit(run_lint(lint_request(locals())))
+
+lint_command.__signature__ = with_lint_options(  # type: ignore[attr-defined]
+    _own_parameters, after="output_format"
+)
 
 
 def lint_request(params: Mapping[str, Any]) -> LintRequest:
     """The command's parameters, by name, as the request `run_lint` takes: the fast path
-    (cli/main.py) builds the same request for `lint PATH...` (a test holds the two equal)."""
-    overrides = LintOverrides(
-        triton_mode=params["triton_mode"],
-        gpus=params["gpus"],
-        gpu_memory=params["gpu_memory"],
-        model_config_name=params["model_config_name"],
-        backend_dir=params["backend_dir"],
-        rate_limit=params["rate_limit"],
-        rate_limit_resources=tuple(params["rate_limit_resource"] or ()),
-        triton_version=params["triton_version"],
-        model_files=params["model_files"],
-        select=_split(params["select"]),
-        extend_select=_split(params["extend_select"]),
-        ignore=_split(params["ignore"]),
-        severity_overrides=_severities(params["severity_override"]),
-        warnings_as_errors=params["warnings_as_errors"],
-        cache=params["cache"],
-        cache_dir=params["cache_dir"],
-        respect_gitignore=params["respect_gitignore"],
-        force_exclude=params["force_exclude"],
-    )
+    (cli/main.py) builds the same request for `lint PATH...` (a test holds the two equal).
+    Raises OptionError."""
+    stated = overrides(params)
     config, settings = config_arguments(params["config"])
     fixing = params["apply_fixes"] or params["show_diff"]
     return LintRequest(
         tuple(params["raw_paths"]),
-        overrides,
+        stated,
         output_format=str(params["output_format"]),
         quiet=params["quiet"],
         statistics=params["statistics"],

@@ -9,49 +9,22 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from tritoncfg.cli import lint_output
 from tritoncfg.cli.common import (
     EXIT_USAGE,
-    Color,
     fail,
     refuse_cloud,
 )
-from tritoncfg.cli.lint_input import LintInputs, check_request, with_environment
-from tritoncfg.cli.lint_output import OutputOptions
+from tritoncfg.cli.lint_input import check_request, with_environment
 from tritoncfg.cloud.url import is_cloud
-from tritoncfg.lintoptions import LintOverrides
-from tritoncfg.record import record
 
 if TYPE_CHECKING:
     from tritoncfg.api import LintResult
+    from tritoncfg.cli.lint_request import LintRequest
     from tritoncfg.diagnostics import Diagnostic
     from tritoncfg.fixer import FixOutcome
-
-
-@record(frozen=True)
-class LintRequest:
-    """A `tritoncfg lint` command line, parsed. The defaults are the command's."""
-
-    paths: tuple[str, ...]
-    overrides: LintOverrides = LintOverrides()
-    output_format: str = "text"  # a name of report/formats.py's FORMATS
-    quiet: bool = False
-    statistics: bool = False
-    color: Color = Color.auto
-    config: Path | None = None
-    isolated: bool = False
-    fix: Literal["safe", "unsafe"] | None = None  # --fix, --unsafe-fixes
-    diff: bool = False  # --diff: print the fixes, change nothing
-    jobs: int | None = None
-    inputs: LintInputs = LintInputs()  # stdin, --config KEY = VALUE, --add-noqa, --watch, ...
-    output: OutputOptions = OutputOptions()  # -o, -s, -v, --exit-zero, --exit-non-zero-on-fix
-
-    @property
-    def unsafe_fixes(self) -> bool:
-        """Whether unsafe fixes count as fixable: `--unsafe-fixes`, with or without `--fix`."""
-        return self.fix == "unsafe" or self.inputs.unsafe_fixes
 
 
 def run_lint(request: LintRequest) -> int:

@@ -10,33 +10,18 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
-from collections.abc import Mapping
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tritoncfg.cli.common import fail
-from tritoncfg.record import record
 
 if TYPE_CHECKING:
     from tritoncfg.api import LintResult
     from tritoncfg.checks.core.selection import PathFilters
-    from tritoncfg.cli.lint_core import LintRequest
+    from tritoncfg.cli.lint_request import LintRequest
 
 CACHE_DIR_ENV = "TRITONCFG_CACHE_DIR"
 STDIN = "-"
-
-
-@record(frozen=True)
-class LintInputs:
-    """The options of `lint` that change what it reads, writes or watches (cli/lint.py)."""
-
-    stdin_filename: str | None = None  # `lint -`: standard input, reported as this file
-    settings: Mapping[str, Any] = field(default_factory=dict)  # --config "KEY = VALUE"
-    show_fixes: bool = False  # list the fixes applied (with --fix) or available
-    unsafe_fixes: bool = False  # unsafe fixes count as fixable ([*]) too
-    add_noqa: bool = False
-    watch: bool = False
 
 
 def config_arguments(values: list[str] | None) -> tuple[Path | None, dict[str, Any]]:

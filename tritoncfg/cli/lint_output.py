@@ -19,28 +19,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from tritoncfg.cli.common import EXIT_FINDINGS, EXIT_OK, fail, refuse_cloud, use_color
-from tritoncfg.record import record
 from tritoncfg.report.formats import STATISTICS_NAMES
 
 if TYPE_CHECKING:
     from tritoncfg.api import LintResult
-    from tritoncfg.cli.lint_core import LintRequest
+    from tritoncfg.cli.lint_request import LintRequest, OutputOptions
     from tritoncfg.diagnostics import Diagnostic
     from tritoncfg.report.formats import Report
 
 ENV_OUTPUT_FORMAT = "TRITONCFG_OUTPUT_FORMAT"
 DEBUG = "tritoncfg: debug: "
-
-
-@record(frozen=True)
-class OutputOptions:
-    """The output half of a `tritoncfg lint` command line. The defaults are the command's."""
-
-    output_file: Path | None = None  # -o: the report goes there (atomically), not to stdout
-    exit_zero: bool = False  # exit 0 whatever the findings (a usage error still exits 2)
-    exit_non_zero_on_fix: bool = False  # with --fix: exit 1 when a file was changed
-    silent: bool = False  # -s: no report, warning or fix summary; errors still shown
-    verbose: bool = False  # -v: settings, cache and models on stderr
 
 
 def environment_format() -> str | None:

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from tritoncfg.cli.common import Color, existing_paths, fail, use_color
+from tritoncfg.options.choices import TritonMode
 
 EXIT_SERVER = 3  # no server could be found, started or reached
 EXIT_INTERRUPTED = 130
@@ -20,11 +21,6 @@ EXIT_INTERRUPTED = 130
 class VerifyFormat(StrEnum):
     text = "text"
     json = "json"
-
-
-class VerifyMode(StrEnum):
-    default = "default"
-    strict = "strict"
 
 
 def _server_failure(message: str) -> None:
@@ -79,9 +75,9 @@ def verify_command(
         typer.Option(help="Triton's --backend-directory (also given to tritoncfg's lint)."),
     ] = None,
     triton_mode: Annotated[
-        VerifyMode,
+        TritonMode,
         typer.Option(help="default: auto-complete on; strict: --disable-auto-complete-config."),
-    ] = VerifyMode.default,
+    ] = TritonMode.default,
     gpus: Annotated[
         str | None,
         typer.Option(help="GPU ids the server sees, for lint: '0,1' or 'none'. Default: detected."),
@@ -124,18 +120,19 @@ def verify_command(
     (path,) = existing_paths([path])
     if backend_dir is not None and not backend_dir.is_dir():
         fail(f"--backend-dir {backend_dir}: not a directory")
-    from tritoncfg.lintoptions import (
+    from tritoncfg.options.values import (
         OptionError,
         parse_gpus,
         parse_rate_limit,
         parse_rate_limit_resources,
+        parse_triton_mode,
     )
 
     try:
         options = VerifyOptions(
             tritonserver=tritonserver,
             backend_dir=backend_dir.resolve() if backend_dir is not None else None,
-            triton_mode="strict" if triton_mode is VerifyMode.strict else "default",
+            triton_mode=parse_triton_mode(triton_mode),
             gpus=parse_gpus(gpus),
             startup_timeout=startup_timeout,
             load_timeout=load_timeout,

@@ -16,6 +16,7 @@ from tritoncfg.record import record
 
 CONNECT_TIMEOUT_ENV = "TRITONCFG_CLOUD_CONNECT_TIMEOUT"
 READ_TIMEOUT_ENV = "TRITONCFG_CLOUD_READ_TIMEOUT"
+GCS_EMULATOR_ENV = "STORAGE_EMULATOR_HOST"  # a GCS emulator's address (gcsfs, google-cloud-storage)
 S3_ATTEMPTS = 2  # each S3 request is tried at most twice (botocore's retries; s3fs's own off)
 
 
@@ -54,7 +55,8 @@ def timeouts() -> Timeouts:
 
 
 def backend_options(url: CloudUrl, limits: Timeouts) -> dict[str, Any]:
-    """The keyword arguments of the fsspec filesystem for `url`: endpoint, account, timeouts."""
+    """The keyword arguments of the fsspec filesystem for `url`: endpoint, account, timeouts.
+    Raises CloudError for Azure settings that cannot be used (cloud/azure.py)."""
     options: dict[str, Any] = {}
     if url.protocol == "s3":
         options["config_kwargs"] = {  # botocore's Config
@@ -71,11 +73,14 @@ def backend_options(url: CloudUrl, limits: Timeouts) -> dict[str, Any]:
             sock_connect=limits.connect, sock_read=limits.read
         )
     elif url.protocol == "abfs":
+        from tritoncfg.cloud.azure import AzureSettingsError, azure_options
+
         options["connection_timeout"] = limits.connect
         options["read_timeout"] = limits.read
-        options["account_name"] = url.account
-        if os.environ.get("AZURE_STORAGE_KEY"):  # Triton's variable for the account key
-            options["account_key"] = os.environ["AZURE_STORAGE_KEY"]
+        try:
+            options.update(azure_options(url))
+        except AzureSettingsError as error:
+            raise CloudError(f"{url.shown}: {error}") from None
     return options
 
 
@@ -88,14 +93,32 @@ def filesystem(url: CloudUrl, limits: Timeouts) -> Any:
             f"{url.shown}: cloud repositories need the cloud extra: pip install 'tritoncfg[cloud]'"
         ) from error
     try:
-        fs = fsspec.filesystem(url.protocol, **backend_options(url, limits))
+        # a new instance each time: fsspec's cache would keep one made under another
+        # environment (credentials, STORAGE_EMULATOR_HOST, a connection string)
+        options = backend_options(url, limits)
+        if url.protocol == "gcs" and os.environ.get(GCS_EMULATOR_ENV):
+            from gcsfs.core import GCSFileSystem
+
+            # gcsfs's default class first asks Google's control plane (gRPC, outside these
+            # timeouts) what kind of bucket it is: an emulator has none to ask
+            fs = GCSFileSystem(skip_instance_cache=True, **options)
+        else:
+            fs = fsspec.filesystem(url.protocol, skip_instance_cache=True, **options)
     except ImportError as error:
         backend = {"s3": "s3fs", "gcs": "gcsfs", "abfs": "adlfs"}[url.protocol]
         raise CloudError(
             f"{url.shown}: needs {backend}: pip install 'tritoncfg[cloud]' ({error})"
         ) from error
+    except CloudError:
+        raise
+    except Exception as error:  # adlfs: ValueError("unable to connect to account for ...")
+        raise CloudError(f"{url.shown}: cannot connect: {summary(error)}") from error
     if url.protocol == "s3":
         fs.retries = 1  # s3fs's own retries (5 by default) would multiply botocore's attempts
+    elif url.protocol == "abfs":
+        from tritoncfg.cloud.azure import bound_client
+
+        bound_client(fs, limits.connect, limits.read)
     return fs
 
 
@@ -112,11 +135,21 @@ def is_timeout(error: BaseException) -> bool:
     return False
 
 
+def summary(error: BaseException) -> str:
+    """The error on one line: the first line of its text (the Azure SDK's runs on with the
+    request id and the service's XML answer), with the service's error code when it has one."""
+    text = next((line.strip() for line in str(error).splitlines() if line.strip()), "")
+    code = getattr(error, "error_code", None)  # azure.core's HttpResponseError
+    if isinstance(code, str) and code and code not in text:
+        text = f"{text} ({code})"
+    return text or type(error).__name__
+
+
 def failure(error: BaseException, limits: Timeouts) -> str:
-    """What went wrong with a request, saying which timeout it waited out."""
+    """What went wrong with a request, on one line, saying which timeout it waited out."""
     if is_timeout(error):
         return (
             f"no answer within the timeouts ({limits.connect:g} s to connect, {limits.read:g} s "
-            f"to read; {CONNECT_TIMEOUT_ENV}, {READ_TIMEOUT_ENV}): {error}"
+            f"to read; {CONNECT_TIMEOUT_ENV}, {READ_TIMEOUT_ENV}): {summary(error)}"
         )
-    return str(error)
+    return summary(error)

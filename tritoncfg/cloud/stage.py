@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tritoncfg.cloud.client import CloudError, Timeouts, failure, filesystem, timeouts
+from tritoncfg.cloud.quiet import Heard, quiet_libraries
 from tritoncfg.cloud.tree import Tree, check_config_size, is_config, plan
 from tritoncfg.cloud.url import CloudUrl
 from tritoncfg.record import record
@@ -31,7 +32,9 @@ class Staged:
         return text.replace(str(self.local), self.url.shown)
 
 
-def _listing(fs: Any, url: CloudUrl, limits: Timeouts) -> Mapping[str, dict[str, Any]]:
+def _listing(
+    fs: Any, url: CloudUrl, limits: Timeouts, heard: Heard
+) -> Mapping[str, dict[str, Any]]:
     """Every object under the root, folder markers (keys ending in '/') included: without
     withdirs, so that an object is not hidden by a folder of the same name."""
     try:
@@ -39,27 +42,60 @@ def _listing(fs: Any, url: CloudUrl, limits: Timeouts) -> Mapping[str, dict[str,
     except FileNotFoundError:
         return {}
     except Exception as error:  # botocore, google-auth and azure errors share no base class
+        why = failure(error, limits)
         raise CloudError(
-            f"{url.shown}: cannot list the repository: {failure(error, limits)}"
+            f"{url.shown}: cannot list the repository: {why}{heard.hint(why)}"
         ) from error
     return found
 
 
-def _fetch(fs: Any, url: CloudUrl, tree: Tree, limits: Timeouts) -> dict[str, bytes]:
+def _nothing_there(fs: Any, url: CloudUrl) -> str:
+    """Why an empty listing is no repository: no such bucket (container), or nothing under the
+    prefix (Triton: "repository path is not a valid directory")."""
+    kind = "container" if url.protocol == "abfs" else "bucket"
+    try:
+        exists = bool(fs.exists(url.bucket))
+    except Exception:  # unknown (no right to look): say what the listing showed
+        exists = True
+    if not exists:
+        return (
+            f"{url.shown}: no {kind} '{url.bucket}'{_where(url)}, or these credentials cannot "
+            f"see it; check the {kind} name"
+        )
+    if not url.prefix:
+        return f"{url.shown}: the {kind} '{url.bucket}' is empty; not a model repository"
+    return (
+        f"{url.shown}: no objects under this prefix ('{url.prefix}/' in the {kind} "
+        f"'{url.bucket}'); not a model repository"
+    )
+
+
+def _where(url: CloudUrl) -> str:
+    if url.protocol == "abfs":
+        from tritoncfg.cloud.azure import endpoint_shown
+
+        return f" in the storage account '{url.account}' ({endpoint_shown(url)})"
+    return f" at {url.endpoint}" if url.endpoint is not None else ""
+
+
+def _fetch(fs: Any, url: CloudUrl, tree: Tree, limits: Timeouts, heard: Heard) -> dict[str, bytes]:
     """The bytes of the files lint reads, by key; each one there, a config within the limit."""
     if not tree.fetched:
         return {}
     try:
         data: dict[str, Any] = fs.cat(list(tree.fetched), on_error="return")
     except Exception as error:
-        raise CloudError(f"{url.shown}: cannot download: {failure(error, limits)}") from error
+        why = failure(error, limits)
+        raise CloudError(f"{url.shown}: cannot download: {why}{heard.hint(why)}") from error
     fetched: dict[str, bytes] = {}
     for key in tree.fetched:
         rel = tree.files[key][0]
         value = data.get(key, data.get(f"{url.protocol}://{key}"))
         if not isinstance(value, bytes):
             why = failure(value, limits) if isinstance(value, BaseException) else "not returned"
-            raise CloudError(f"{url.object_url(rel.as_posix())}: cannot download: {why}")
+            raise CloudError(
+                f"{url.object_url(rel.as_posix())}: cannot download: {why}{heard.hint(why)}"
+            )
         if is_config(rel):
             check_config_size(url, rel, len(value))  # it may have grown since the listing
         fetched[key] = value
@@ -87,12 +123,13 @@ def _write(tree: Tree, data: Mapping[str, bytes], local: Path, url: CloudUrl) ->
 def stage(url: CloudUrl, into: Path) -> Staged:
     """List `url` once, write the local tree under `into`, and return where it is."""
     limits = timeouts()
-    fs = filesystem(url, limits)
-    listing = _listing(fs, url, limits)
-    if not listing:  # Triton: "repository path is not a valid directory"
-        raise CloudError(f"{url.shown}: no objects under this prefix; not a model repository")
-    tree = plan(url, listing)
-    data = _fetch(fs, url, tree, limits)
+    with quiet_libraries() as heard:  # the libraries' logging: one message instead
+        fs = filesystem(url, limits)
+        listing = _listing(fs, url, limits, heard)
+        if not listing:
+            raise CloudError(_nothing_there(fs, url))
+        tree = plan(url, listing)
+        data = _fetch(fs, url, tree, limits, heard)
     local = into / "repository"
     local.mkdir(parents=True, exist_ok=True)
     _write(tree, data, local, url)

@@ -37,7 +37,7 @@ REDACTED = "***"
 _CREDENTIALS = {  # where each cloud's credentials go (docs/cloud.md, Credentials)
     "s3://": "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
     "gs://": "GOOGLE_APPLICATION_CREDENTIALS",
-    "as://": "AZURE_STORAGE_KEY",
+    "as://": "AZURE_STORAGE_KEY or AZURE_STORAGE_CONNECTION_STRING",
 }
 
 

@@ -17,24 +17,8 @@ from tritoncfg.checks.core.registry import model_rule
 from tritoncfg.checks.instance_groups.groups import groups_of
 from tritoncfg.complete.instance_groups import KIND_GPU
 from tritoncfg.diagnostics import Severity
+from tritoncfg.options.values import RateLimitResource
 from tritoncfg.workspace import LoadedModel
-
-RateLimitResource = tuple[str, int, int | None]  # (name, count, device or None for every device)
-
-
-def parse_rate_limit_resource(text: str) -> RateLimitResource:
-    """Triton's `--rate-limit-resource=<name>:<count>[:<device>]`. Raises ValueError."""
-    parts = text.split(":")
-    if len(parts) not in (2, 3) or not parts[0]:
-        raise ValueError(f"expected <name>:<count>[:<device>], got {text!r}")
-    try:
-        count = int(parts[1])
-        device = int(parts[2]) if len(parts) == 3 else None
-    except ValueError:
-        raise ValueError(f"count and device must be integers in {text!r}") from None
-    if count < 0 or (device is not None and device < 0):
-        raise ValueError(f"count and device must not be negative in {text!r}")
-    return parts[0], count, device
 
 
 def explicit_count(given: tuple[RateLimitResource, ...], name: str, device: int | None) -> int:
