@@ -80,15 +80,17 @@ def test_every_name_the_steps_edit_exists() -> None:
     """The registries and functions the steps tell a contributor to edit or call."""
     from tritoncfg import lintoptions
     from tritoncfg.checks.core import context, registry
-    from tritoncfg.cli import gen, gen_result, lint_core
+    from tritoncfg.cli import gen, gen_result
     from tritoncfg.options import declare, table
     from tritoncfg.probe import contract
+    from tritoncfg.report import formats
     from tritoncfg.runtimes import RUNTIMES
 
     named = {
         "model_rule": registry,
-        "OutputFormat": lint_core,
-        "_render": lint_core,
+        "FORMATS": formats,
+        "OutputFormat": formats,
+        "Report": formats,
         "_target": gen,
         "finish_change": gen_result,
         "Runner": contract,

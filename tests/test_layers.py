@@ -1,5 +1,6 @@
 """Imports point down: every import between tritoncfg's packages follows the layer table in
-docs/architecture.md (a package imports only from rows below its own)."""
+docs/architecture.md (a package imports only from rows below its own), `if TYPE_CHECKING:`
+imports included, and no two modules import each other, directly or around a loop."""
 
 from __future__ import annotations
 
@@ -35,15 +36,6 @@ def _unit(module: str, root: str) -> str:
     return parts[1] if len(parts) > 1 else root
 
 
-def _type_checking_only(tree: ast.Module) -> set[int]:
-    """ids of the import nodes under `if TYPE_CHECKING:` (they never run)."""
-    skipped: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            skipped |= {id(inner) for stmt in node.body for inner in ast.walk(stmt)}
-    return skipped
-
-
 def _imported(node: ast.AST, package: str, root: str, submodules: set[str]) -> Iterator[str]:
     """The modules of `root` an import node names (absolute or relative)."""
     if isinstance(node, ast.Import):
@@ -70,10 +62,7 @@ def import_arrows(package_dir: Path) -> Iterator[tuple[str, str, str]]:
         module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         package = module if path.name == "__init__.py" else module.rpartition(".")[0]
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        skipped = _type_checking_only(tree)
-        for node in ast.walk(tree):
-            if id(node) in skipped:
-                continue
+        for node in ast.walk(tree):  # imports under `if TYPE_CHECKING:` too
             for target in _imported(node, package, root, submodules):
                 if target == root or target.startswith(root + "."):
                     source, imported = _unit(module, root), _unit(target, root)
@@ -130,9 +119,13 @@ def test_an_upward_import_inside_a_function_and_a_cycle_are_reported(tmp_path: P
         },
     )
     table = {"top": 3, "high": 2, "low": 1}
-    assert violations(package, table) == ["pkg.low imports high (layer 2) from low (layer 1)"]
+    assert violations(package, table) == [
+        "pkg.high.typed imports top (layer 3) from high (layer 2)",  # under TYPE_CHECKING too
+        "pkg.low imports high (layer 2) from low (layer 1)",
+    ]
     assert violations(package, {"top": 3, "high": 1, "low": 1}) == [
         "pkg.high imports low (layer 1) from high (layer 1)",
+        "pkg.high.typed imports top (layer 3) from high (layer 1)",
         "pkg.low imports high (layer 1) from low (layer 1)",
     ]
 
@@ -140,3 +133,91 @@ def test_an_upward_import_inside_a_function_and_a_cycle_are_reported(tmp_path: P
 def test_the_table_is_read_from_the_layers_section() -> None:
     text = "# A\n\n## Layers\n\n| layer | units |\n|--:|--|\n| 2 | `b`, `c` |\n| 1 | `a` |\n\n## Next\n| 9 | `z` |\n"
     assert layer_table(text) == {"b": 2, "c": 2, "a": 1}
+
+
+def module_imports(package_dir: Path) -> dict[str, set[str]]:
+    """Module -> the modules of the package it imports (in functions and under TYPE_CHECKING
+    too; `from pkg.a import b` names the module pkg.a.b where there is one)."""
+    root = package_dir.name
+    modules: dict[str, Path] = {}
+    for path in sorted(package_dir.rglob("*.py")):
+        parts = path.relative_to(package_dir.parent).with_suffix("").parts
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph: dict[str, set[str]] = {}
+    for module, path in modules.items():
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                name = node.module or ""
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    name = ".".join([*base, name] if name else base)
+                found.add(name)
+                found.update(f"{name}.{alias.name}" for alias in node.names)
+        graph[module] = {m for m in found if m in modules and m != module and m != root}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, targets = work[-1]
+            target = next(targets, None)
+            if target is not None:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(sorted(graph[target]))))
+                elif target in on_stack:
+                    low[node] = min(low[node], index[target])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return sorted(found)
+
+
+def test_no_two_modules_import_each_other() -> None:
+    graph = module_imports(PACKAGE)
+    assert "tritoncfg.lintrun" in graph["tritoncfg.lintdriver"]  # the walk sees real imports
+    assert "tritoncfg.cli.lint_request" in graph["tritoncfg.cli.lint_core"]
+    assert cycles(graph) == []
+
+
+def test_a_cycle_through_type_checking_is_found(tmp_path: Path) -> None:
+    package = _write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/a.py": "from pkg.b import f\n",
+            "pkg/b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg import a\n",
+            "pkg/c.py": "import pkg.a\n",
+        },
+    )
+    assert cycles(module_imports(package)) == [["pkg.a", "pkg.b"]]

@@ -8,6 +8,7 @@ edited text (in memory); a file whose edit would add parse errors is left as it 
 from __future__ import annotations
 
 import bisect
+import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import field
 from itertools import pairwise
@@ -59,7 +60,9 @@ def fix_project(
     )
     setup = chosen.setup
     outcome = fix(chosen.paths, setup.options, setup.selection, setup.filters, unsafe=unsafe)
-    outcome.result.warnings_as_errors = setup.warnings_as_errors
+    outcome.result = dataclasses.replace(
+        outcome.result, warnings_as_errors=setup.warnings_as_errors
+    )
     return outcome
 
 

@@ -29,7 +29,13 @@ from tritoncfg.checks.core.index import load_rules, repository_codes, rule_of
 from tritoncfg.checks.core.plan import RulePlan
 from tritoncfg.checks.core.registry import Rule
 from tritoncfg.checks.core.selection import PathFilters, RuleSelection
-from tritoncfg.checks.core.suppress import UNUSED, apply_suppressions
+from tritoncfg.checks.core.suppress import (
+    UNUSED,
+    Suppression,
+    gather_suppressions,
+    suppress,
+    suppression_problems,
+)
 from tritoncfg.confined import read_regular
 from tritoncfg.diagnostics import Diagnostic, Severity
 from tritoncfg.processes.pool import run_chunks, working_on
@@ -164,6 +170,9 @@ class ModelOutcome:
     linted: bool  # its config was read and parsed (it counts as a linted file)
     deps: tuple[str, ...]  # the peers its checks asked for, by name
     lost: str | None = None  # not linted: why, naming the model (its worker was killed twice)
+    # its configs' suppression comments, until `settle` applies them to the repository findings
+    # routed to it and reports those unused; () once settled
+    suppressions: tuple[Suppression, ...] = ()
 
 
 @record(frozen=True)
@@ -186,24 +195,41 @@ class Linter:
         self.ctx = CheckContext(self.workspace, job.options)
         self.plan = RulePlan(list(job.rules))
         self.job = job
-        self.report_unused = UNUSED.code in job.chosen
 
-    def outcome(self, model: LoadedModel, routed: Sequence[Diagnostic]) -> ModelOutcome:
+    def outcome(self, model: LoadedModel) -> ModelOutcome:
+        """The model's findings, its own suppression comments applied; unsettled (`settle`)."""
         workspace = self.workspace
         workspace.asked = set()
-        found = [*routed, *check_model(model, self.ctx, self.plan)]
+        found = check_model(model, self.ctx, self.plan)
         configs = [
             (m.config_path, m.config.source)
             for m in (model, *workspace.alternatives_of(model))
             if m.config is not None
         ]
+        suppressions: tuple[Suppression, ...] = ()
         if holds_suppressions(source for _, source in configs):
-            view = workspace.only(model)
-            found = apply_suppressions(found, view, report_unused=self.report_unused)
+            suppressions = gather_suppressions(workspace.only(model))
+            found = suppress(found, suppressions)
         deps = tuple(sorted(workspace.asked - {model.name}))
         for released in workspace.forget(model):
             self.ctx.forget(released)
-        return ModelOutcome(self.job.finish(found), dict(configs), model.config is not None, deps)
+        linted = model.config is not None
+        return ModelOutcome(self.job.finish(found), dict(configs), linted, deps, None, suppressions)
+
+
+def settle(outcome: ModelOutcome, routed: Sequence[Diagnostic], job: LintJob) -> ModelOutcome:
+    """A model's outcome with the repository findings inside its directory (`routed`) added as
+    if they had been found with it: its suppression comments apply to them too, and only then
+    is a comment that suppressed nothing reported. The model is not linted again."""
+    suppressions = outcome.suppressions
+    if not suppressions:
+        if not routed:
+            return outcome
+        return replace(outcome, diagnostics=[*job.finish(routed), *outcome.diagnostics])
+    kept = suppress(routed, suppressions)
+    problems = suppression_problems(suppressions, UNUSED.code in job.chosen)
+    found = [*job.finish(kept), *outcome.diagnostics, *job.finish(problems)]
+    return replace(outcome, diagnostics=found, suppressions=())
 
 
 def _lint_serial(
@@ -211,7 +237,7 @@ def _lint_serial(
 ) -> list[ModelOutcome]:
     linter = Linter(repositories, job, [])
     adopt = linter.workspace.adopt
-    return [linter.outcome(adopt(s.dir, s.repository), s.routed) for s in selected]
+    return [linter.outcome(adopt(s.dir, s.repository)) for s in selected]
 
 
 # what the forked workers inherit: (repositories, selected, job)
@@ -232,9 +258,9 @@ def _lint_chunk(bounds: tuple[int, int]) -> list[ModelOutcome]:
     linter, chunk = _WORKER, selected[bounds[0] : bounds[1]]
     loaded = [linter.workspace.adopt(s.dir, s.repository) for s in chunk]
     found = []
-    for index, (model, chosen) in enumerate(zip(loaded, chunk, strict=True), bounds[0]):
+    for index, model in enumerate(loaded, bounds[0]):
         _starting(index, model.name)
-        found.append(linter.outcome(model, chosen.routed))
+        found.append(linter.outcome(model))
     return found
 
 
@@ -313,7 +339,8 @@ def lint_selected(
     job: LintJob,
     jobs: int | None = None,
 ) -> list[ModelOutcome]:
-    """Each selected model's outcome, in the order given, serially or by a process pool."""
+    """Each selected model's outcome, in the order given, serially or by a process pool;
+    unsettled: `settle` adds the repository findings routed to it."""
     if not selected:
         return []  # every model from the cache: no rule family is imported
     count = processes(jobs, len(selected))
@@ -367,7 +394,7 @@ def _scan_and_lint_chunk(bounds: tuple[int, int]) -> list[ScannedOutcome]:
         if model.lint:
             _starting(index, directory.name)
             repository = linter.workspace.repositories[model.plan]
-            outcome = linter.outcome(linter.workspace.adopt(directory, repository), ())
+            outcome = linter.outcome(linter.workspace.adopt(directory, repository))
             # the texts are those on disk (no overrides here): the parent reads the few whose
             # findings it shows, instead of receiving them all
             outcome.sources = SourceTexts(on_disk=outcome.sources)
@@ -381,7 +408,7 @@ def lint_unscanned(
     """Scan and lint repositories given whole by `count` processes, each model scanned by the
     process that lints it (discovery, a fifth of a lint, is shared too). The repositories come
     back with every layout issue and their models unscanned (repository rules read the issues
-    only). The outcomes have no repository findings: the caller routes them (`with_routed`)."""
+    only). The outcomes have no repository findings: the caller routes them (`settle`)."""
     global _PLANNED
     _PLANNED = (plans, models, job)
 
@@ -399,19 +426,3 @@ def lint_unscanned(
         issues[model.plan].extend(found.issues)
     repositories = tuple(plan.unscanned(found) for plan, found in zip(plans, issues, strict=True))
     return repositories, scanned
-
-
-def with_routed(
-    outcome: ModelOutcome,
-    routed: Sequence[Diagnostic],
-    relint: Callable[[], ModelOutcome],
-    job: LintJob,
-) -> ModelOutcome:
-    """A model's outcome with the repository findings inside its directory added, as if they
-    had been linted with it: where its config holds suppression comments, they apply to them
-    too, and the model is linted again (`relint`) to apply them to all its findings at once."""
-    if not routed:
-        return outcome
-    if holds_suppressions(outcome.sources.values()):
-        return relint()
-    return replace(outcome, diagnostics=[*job.finish(routed), *outcome.diagnostics])

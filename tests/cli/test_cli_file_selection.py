@@ -189,7 +189,7 @@ def test_watch_starts_no_run_for_a_file_left_out(project: Path) -> None:
     pytest.importorskip("watchfiles")
     from watchfiles import Change
 
-    from tritoncfg.cli.lint_core import LintRequest
+    from tritoncfg.cli.lint_request import LintRequest
     from tritoncfg.cli.watch import _targets, _Wanted
 
     repo = project / "repo"

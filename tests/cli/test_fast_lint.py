@@ -122,7 +122,7 @@ def test_the_typer_command_builds_the_fast_paths_request_for_lint_paths() -> Non
 
     from tritoncfg.cli.app import app
     from tritoncfg.cli.lint import lint_request
-    from tritoncfg.cli.lint_core import LintRequest
+    from tritoncfg.cli.lint_request import LintRequest
 
     root = typer.main.get_command(app)
     command = root.get_command(root.make_context("tritoncfg", ["lint", "a"]), "lint")

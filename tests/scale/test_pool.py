@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from scalekit import config, model_name, write_repository
 
-import tritoncfg.api
+import tritoncfg.lintdriver
 from tritoncfg.api import lint
 from tritoncfg.checks.core.selection import PathFilters
 from tritoncfg.lintrun import POOL_MIN_MODELS, processes
@@ -69,9 +69,9 @@ def test_the_pool_that_scans_gives_the_serial_output(
     (root / ".ipynb_checkpoints").mkdir()
     filters = PathFilters(base=root, exclude=(f"{model_name(5)}/",))
     pooled_by_scanning = []
-    scanning = tritoncfg.api._lint_scanning
+    scanning = tritoncfg.lintdriver._lint_scanning
     monkeypatch.setattr(
-        tritoncfg.api,
+        tritoncfg.lintdriver,
         "_lint_scanning",
         lambda *args: pooled_by_scanning.append(True) or scanning(*args),
     )
@@ -146,8 +146,42 @@ def test_a_step_linted_and_forgotten_still_informs_its_ensemble(tmp_path: Path) 
     )
     linter = Linter((repository,), job, [])
     for directory in repository.models:
-        linter.outcome(linter.workspace.adopt(directory, repository), ())
+        linter.outcome(linter.workspace.adopt(directory, repository))
         assert linter.workspace.models == []
     peers = {id(m) for m in linter.workspace._peers.values() if m is not None}
     completed = set(linter.ctx._completions)
     assert completed and completed <= peers and len(peers) <= 10  # 4 ensembles, 2 steps each
+
+
+def test_routed_findings_meet_the_model_suppressions_without_a_second_lint(tmp_path: Path) -> None:
+    """`settle`: a repository finding routed to a model after it was linted is suppressed by its
+    config's comment, and only then is a comment that suppressed nothing reported (TC010)."""
+    from tritoncfg.checks import LintOptions
+    from tritoncfg.checks.core.selection import RuleSelection
+    from tritoncfg.diagnostics import Diagnostic, Severity
+    from tritoncfg.lintrun import Linter, LintJob, ModelOutcome, settle
+    from tritoncfg.repository import discover
+    from tritoncfg.text.span import NO_LINE
+
+    root = write_repository(tmp_path / "repo", 1)
+    config_path = root / model_name(0) / "config.pbtxt"
+    text = config_path.read_text(encoding="utf-8")
+    config_path.write_text("# tritoncfg: noqa-file TC102\n" + text, encoding="utf-8")
+    repository = discover(root)
+    selection = RuleSelection()
+    job = LintJob(LintOptions(), tuple(selection.active_codes()), selection, PathFilters())
+    path = str(root / model_name(0) / "1" / "model.onnx")
+    routed = (Diagnostic("TC102", "symlink", Severity.ERROR, "a link", path, NO_LINE),)
+
+    def unsettled() -> ModelOutcome:
+        linter = Linter((repository,), job, [])
+        return linter.outcome(linter.workspace.adopt(repository.models[0], repository))
+
+    first = unsettled()
+    assert len(first.suppressions) == 1  # the comment was read, its verdict left for `settle`
+    assert "TC010" not in {d.code for d in first.diagnostics}
+    suppressed = settle(first, routed, job)
+    assert suppressed.suppressions == ()
+    assert not {"TC102", "TC010"} & {d.code for d in suppressed.diagnostics}
+    alone = settle(unsettled(), (), job)
+    assert "TC010" in {d.code for d in alone.diagnostics}  # the comment suppressed nothing

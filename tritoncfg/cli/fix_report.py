@@ -6,10 +6,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from tritoncfg.cli.common import shown_path
 from tritoncfg.diagnostics import Diagnostic
+
+if TYPE_CHECKING:
+    from tritoncfg.report.formats import Report
 
 
 def fixable_test(unsafe: bool) -> Callable[[Diagnostic], bool]:
@@ -53,3 +56,18 @@ def write_fix_list(out: TextIO, heading: str, diagnostics: Iterable[Diagnostic])
         out.write(f"- {path}:\n")
         for (code, rule), count in sorted(per_file[path].items()):
             out.write(f"    {count} \u00d7 {code} ({rule})\n")  # ruff's "\u00d7"
+
+
+def write_fix_report(
+    out: TextIO, report: Report, applied: list[Diagnostic] | None, *, show_fixes: bool
+) -> None:
+    """After the text and concise output, as ruff's: with --show-fixes, the fixes applied
+    (`applied`, with --fix) or those --fix would apply; then the fixable count."""
+    if show_fixes:
+        if applied is not None:
+            n = len(applied)
+            write_fix_list(out, f"Fixed {n} finding{'s' if n != 1 else ''}", applied)
+        else:
+            fixable = [d for d in report.diagnostics if report.fixable(d)]
+            write_fix_list(out, f"Fixable with `--fix` ({len(fixable)})", fixable)
+    write_fixable_line(out, report.diagnostics, unsafe=report.unsafe_fixes)

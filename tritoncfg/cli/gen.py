@@ -173,7 +173,7 @@ def dynamic_batching_command(
         sizes = None if preferred is None else _ints(preferred, "--preferred")
         delay = max_queue_delay_us
         if from_perf:
-            from tritoncfg.gen.perf import from_measurements
+            from tritoncfg.gen.simulated import from_measurements
 
             sizes, delay = from_measurements(from_perf, target, latency_budget_ms, notes, rate)
         request = gen.BatchingRequest(

@@ -9,10 +9,10 @@ from typing import Annotated, Any
 import typer
 
 from tritoncfg.cli.common import Color, fail
-from tritoncfg.cli.lint_core import LintRequest, OutputFormat, run_lint
-from tritoncfg.cli.lint_input import LintInputs, config_arguments
-from tritoncfg.cli.lint_options import overrides, with_lint_options
-from tritoncfg.cli.lint_output import ENV_OUTPUT_FORMAT, OutputOptions
+from tritoncfg.cli.lint_core import run_lint
+from tritoncfg.cli.lint_input import config_arguments
+from tritoncfg.cli.lint_options import DEFAULT_FORMAT, FormatParameter, overrides, with_lint_options
+from tritoncfg.cli.lint_request import LintInputs, LintRequest, OutputOptions
 from tritoncfg.lintoptions import OptionError
 
 
@@ -41,16 +41,7 @@ def _own_parameters(
             show_default=False,
         ),
     ],
-    output_format: Annotated[
-        OutputFormat,
-        typer.Option(
-            "--format",
-            "-f",
-            metavar="<format>",  # the choices in the help: a long metavar breaks mid-word
-            envvar=ENV_OUTPUT_FORMAT,
-            help="Output format: text, concise, json, json-lines, sarif, github, gitlab or junit.",
-        ),
-    ] = OutputFormat.text,
+    output_format: FormatParameter = DEFAULT_FORMAT,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Print diagnostics only, no summary.")
     ] = False,
@@ -186,7 +177,7 @@ def lint_request(params: Mapping[str, Any]) -> LintRequest:
     return LintRequest(
         tuple(params["raw_paths"]),
         stated,
-        output_format=params["output_format"],
+        output_format=str(params["output_format"]),
         quiet=params["quiet"],
         statistics=params["statistics"],
         color=params["color"],

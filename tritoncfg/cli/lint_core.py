@@ -8,67 +8,23 @@ Free of Typer, Click and Rich: the Typer command (cli/lint.py) and the pre-commi
 from __future__ import annotations
 
 import sys
-from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TextIO
+from typing import TYPE_CHECKING
 
 from tritoncfg.cli import lint_output
 from tritoncfg.cli.common import (
     EXIT_USAGE,
-    Color,
     fail,
     refuse_cloud,
 )
-from tritoncfg.cli.lint_input import LintInputs, check_request, with_environment
-from tritoncfg.cli.lint_output import OutputOptions
+from tritoncfg.cli.lint_input import check_request, with_environment
 from tritoncfg.cloud.url import is_cloud
-from tritoncfg.lintoptions import LintOverrides
-from tritoncfg.record import record
 
 if TYPE_CHECKING:
     from tritoncfg.api import LintResult
+    from tritoncfg.cli.lint_request import LintRequest
     from tritoncfg.diagnostics import Diagnostic
     from tritoncfg.fixer import FixOutcome
-
-
-class OutputFormat(StrEnum):
-    text = "text"
-    json = "json"
-    sarif = "sarif"
-    github = "github"
-    junit = "junit"
-    concise = "concise"
-    json_lines = "json-lines"
-    gitlab = "gitlab"
-
-
-# the formats that mark fixable findings with `[*]` and end with the fixable count (as ruff's
-# full and concise output)
-FIX_REPORT_FORMATS = (OutputFormat.text, OutputFormat.concise)
-
-
-@record(frozen=True)
-class LintRequest:
-    """A `tritoncfg lint` command line, parsed. The defaults are the command's."""
-
-    paths: tuple[str, ...]
-    overrides: LintOverrides = LintOverrides()
-    output_format: OutputFormat = OutputFormat.text
-    quiet: bool = False
-    statistics: bool = False
-    color: Color = Color.auto
-    config: Path | None = None
-    isolated: bool = False
-    fix: Literal["safe", "unsafe"] | None = None  # --fix, --unsafe-fixes
-    diff: bool = False  # --diff: print the fixes, change nothing
-    jobs: int | None = None
-    inputs: LintInputs = LintInputs()  # stdin, --config KEY = VALUE, --add-noqa, --watch, ...
-    output: OutputOptions = OutputOptions()  # -o, -s, -v, --exit-zero, --exit-non-zero-on-fix
-
-    @property
-    def unsafe_fixes(self) -> bool:
-        """Whether unsafe fixes count as fixable: `--unsafe-fixes`, with or without `--fix`."""
-        return self.fix == "unsafe" or self.inputs.unsafe_fixes
 
 
 def run_lint(request: LintRequest) -> int:
@@ -117,8 +73,7 @@ def _run_lint(request: LintRequest) -> int:
     for note in () if request.output.silent else result.notes:  # the run goes on without it
         sys.stderr.write(f"tritoncfg: warning: {note}\n")
     with lint_output.report_stream(request) as out:
-        _render(request, result, out)
-        _report_fixes(request, result, applied, out)
+        lint_output.write_report(request, result, applied, out)
     for lost in result.lost:  # after the findings of the others: the lint is incomplete
         sys.stderr.write(f"tritoncfg: error: {lost}\n")
     if result.lost:
@@ -207,97 +162,3 @@ def _apply_fixes(outcome: FixOutcome, *, diff_only: bool, unsafe: bool, silent: 
             f"Fixed {fixed} finding{'s' if fixed != 1 else ''} in {files} file{'s' if files != 1 else ''}{hint}.\n"
         )
     return bool(outcome.changed)
-
-
-def _relative(result: LintResult) -> None:
-    """Paths under the working directory are shown relative to it, as ruff and git do."""
-    import dataclasses
-    import os
-
-    cwd = Path.cwd()
-
-    def show(path: str) -> str:
-        return os.path.relpath(path, cwd) if Path(path).is_relative_to(cwd) else path
-
-    result.diagnostics = [dataclasses.replace(d, path=show(d.path)) for d in result.diagnostics]
-    from tritoncfg.lintrun import SourceTexts
-
-    sources = result.sources
-    result.sources = (
-        sources.renamed(show)  # the texts of cached models stay unread until a snippet needs one
-        if isinstance(sources, SourceTexts)
-        else {show(p): text for p, text in sources.items()}
-    )
-    result.file_paths = [show(p) for p in result.file_paths]
-
-
-def _render(request: LintRequest, result: LintResult, out: TextIO) -> None:
-    output_format = request.output_format
-    if output_format is not OutputFormat.sarif:
-        _relative(result)
-    if lint_output.render(request, result, out):  # --statistics, concise, json-lines, gitlab
-        return
-    if output_format is OutputFormat.json:
-        from tritoncfg.report.json import render_json
-
-        out.write(render_json(result.diagnostics, files=result.files, models=result.models) + "\n")
-    elif output_format is OutputFormat.sarif:
-        from tritoncfg.checks import RULES
-        from tritoncfg.report.provenance import find_version_control
-        from tritoncfg.report.sarif import render_sarif
-
-        root = Path.cwd()
-        sarif = render_sarif(
-            result.diagnostics,
-            RULES.values(),
-            root=root,
-            version_control=find_version_control(root),
-        )
-        out.write(sarif + "\n")
-    elif output_format is OutputFormat.github:
-        from tritoncfg.report.github import render_github
-
-        out.write(render_github(result.diagnostics))
-    elif output_format is OutputFormat.junit:
-        from tritoncfg.report.junit import render_junit
-
-        junit = render_junit(
-            result.diagnostics,
-            files=result.file_paths,
-            warnings_as_errors=result.warnings_as_errors,
-        )
-        out.write(junit + "\n")
-    else:
-        from tritoncfg.cli.fix_report import fixable_test
-        from tritoncfg.report.text import render_text
-
-        render_text(
-            out,
-            result.diagnostics,
-            result.sources,
-            files=result.files,
-            models=result.models,
-            color=lint_output.color(request, out),
-            summary=not request.quiet,
-            fixable=fixable_test(request.unsafe_fixes),
-        )
-
-
-def _report_fixes(
-    request: LintRequest, result: LintResult, applied: list[Diagnostic] | None, out: TextIO
-) -> None:
-    """Text and concise output, as ruff's: the fixable count under the summary; with
-    --show-fixes, the fixes applied (--fix) or those --fix would apply. Into the report's
-    stream (-o, -s); not with -q, nor under --statistics' table."""
-    if request.output_format not in FIX_REPORT_FORMATS or request.quiet or request.statistics:
-        return
-    from tritoncfg.cli.fix_report import fixable_test, write_fix_list, write_fixable_line
-
-    if request.inputs.show_fixes:
-        if applied is not None:
-            n = len(applied)
-            write_fix_list(out, f"Fixed {n} finding{'s' if n != 1 else ''}", applied)
-        else:
-            fixable = [d for d in result.diagnostics if fixable_test(request.unsafe_fixes)(d)]
-            write_fix_list(out, f"Fixable with `--fix` ({len(fixable)})", fixable)
-    write_fixable_line(out, result.diagnostics, unsafe=request.unsafe_fixes)

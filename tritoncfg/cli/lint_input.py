@@ -10,34 +10,18 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
-from collections.abc import Mapping
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tritoncfg.cli.common import fail
-from tritoncfg.record import record
 
 if TYPE_CHECKING:
     from tritoncfg.api import LintResult
     from tritoncfg.checks.core.selection import PathFilters
-    from tritoncfg.cli.lint_core import LintRequest
-    from tritoncfg.diagnostics import TritonVerdict
+    from tritoncfg.cli.lint_request import LintRequest
 
 CACHE_DIR_ENV = "TRITONCFG_CACHE_DIR"
 STDIN = "-"
-
-
-@record(frozen=True)
-class LintInputs:
-    """The options of `lint` that change what it reads, writes or watches (cli/lint.py)."""
-
-    stdin_filename: str | None = None  # `lint -`: standard input, reported as this file
-    settings: Mapping[str, Any] = field(default_factory=dict)  # --config "KEY = VALUE"
-    show_fixes: bool = False  # list the fixes applied (with --fix) or available
-    unsafe_fixes: bool = False  # unsafe fixes count as fixable ([*]) too
-    add_noqa: bool = False
-    watch: bool = False
 
 
 def config_arguments(values: list[str] | None) -> tuple[Path | None, dict[str, Any]]:
@@ -158,8 +142,9 @@ def lint_stdin(request: LintRequest, text: str) -> LintResult:
         model.mkdir()
         (model / name.name).write_text(text, encoding="utf-8")
         result = lint(model / name.name, setup.options, setup.selection, setup.filters)
-        _rename(result, str(model), str(name.parent))
-    return result
+        # the scratch model folder's paths (and their mentions in messages) as NAME's folder
+        scratch, real = str(model), str(name.parent)
+        return result.renamed(lambda text: text.replace(scratch, real))
 
 
 def _left_out(filters: PathFilters, name: Path) -> bool:
@@ -170,27 +155,3 @@ def _left_out(filters: PathFilters, name: Path) -> bool:
     model = name.parent.parent if name.parent.name == "configs" else name.parent
     files = filters.files
     return files.skips(name) or files.skips_model(model, named=True)
-
-
-def _rename(result: LintResult, scratch: str, real: str) -> None:
-    """The scratch model folder's paths (and their mentions in messages) as NAME's folder."""
-
-    def real_path(path: str) -> str:
-        return real + path[len(scratch) :] if path.startswith(scratch) else path
-
-    def real_verdict(verdict: TritonVerdict | None) -> TritonVerdict | None:
-        if verdict is None or verdict.message is None:
-            return verdict
-        return dataclasses.replace(verdict, message=verdict.message.replace(scratch, real))
-
-    result.diagnostics = [
-        dataclasses.replace(
-            d,
-            path=real_path(d.path),
-            message=d.message.replace(scratch, real),
-            triton=real_verdict(d.triton),  # Triton's log names the file too (TC001)
-        )
-        for d in result.diagnostics
-    ]
-    result.sources = {real_path(p): t for p, t in result.sources.items()}
-    result.file_paths = [real_path(p) for p in result.file_paths]

@@ -1,20 +1,38 @@
-"""`tritoncfg lint`'s options that are settings too, made from their declarations
-(tritoncfg/options/table.py): the Typer parameters, and the values Click parsed as the
-`LintOverrides` that `lint_setup` merges over the settings."""
+"""`tritoncfg lint`'s options made from their declarations: those that are settings too from
+tritoncfg/options/table.py (the Typer parameters, and the values Click parsed as the
+`LintOverrides` that `lint_setup` merges over the settings), and `-f` from the output formats'
+registry (report/formats.py's FORMATS)."""
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
+from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
 
+from tritoncfg.cli.lint_output import ENV_OUTPUT_FORMAT
 from tritoncfg.lintoptions import LintOverrides
 from tritoncfg.options.declare import LintOption
 from tritoncfg.options.table import LINT_OPTIONS
+from tritoncfg.report import formats
 
 COMMAND_LINE = tuple(option for option in LINT_OPTIONS if option.flag)
+
+# --format's choices: the names of the registry, in its order (a new format is one entry there)
+FormatOption = StrEnum("FormatOption", [(name, name) for name in formats.NAMES])  # type: ignore[misc]
+DEFAULT_FORMAT = FormatOption("text")
+FormatParameter = Annotated[
+    FormatOption,
+    typer.Option(
+        "--format",
+        "-f",
+        metavar="<format>",  # the choices in the help: a long metavar breaks mid-word
+        envvar=ENV_OUTPUT_FORMAT,
+        help=f"Output format: {formats.choices_help()}.",
+    ),
+]
 
 
 def parameter_name(option: LintOption) -> str:

@@ -1,7 +1,7 @@
 """What `tritoncfg lint` does with its result, by ruff's conventions: where the report goes
 (`-o`), how much is said (`-s`, `-q`, `-v`), the exit status (`--exit-zero`,
-`--exit-non-zero-on-fix`), `--statistics`, the concise, json-lines and gitlab formats, and the
-`TRITONCFG_OUTPUT_FORMAT` default of `-f`.
+`--exit-non-zero-on-fix`), the report in the format chosen (report/formats.py: paths shown
+relative here, as the report is built), and the `TRITONCFG_OUTPUT_FORMAT` default of `-f`.
 
 Free of Typer, Click and Rich, like lint_core.py, which calls it (the pre-commit fast path too).
 """
@@ -9,46 +9,37 @@ Free of Typer, Click and Rich, like lint_core.py, which calls it (the pre-commit
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from tritoncfg.cli.common import EXIT_FINDINGS, EXIT_OK, fail, refuse_cloud, use_color
-from tritoncfg.record import record
+from tritoncfg.report.formats import STATISTICS_NAMES
 
 if TYPE_CHECKING:
     from tritoncfg.api import LintResult
-    from tritoncfg.cli.lint_core import LintRequest, OutputFormat
+    from tritoncfg.cli.lint_request import LintRequest, OutputOptions
+    from tritoncfg.diagnostics import Diagnostic
+    from tritoncfg.report.formats import Report
 
 ENV_OUTPUT_FORMAT = "TRITONCFG_OUTPUT_FORMAT"
-STATISTICS_FORMATS = ("text", "concise", "json")  # ruff refuses --statistics in the others
 DEBUG = "tritoncfg: debug: "
 
 
-@record(frozen=True)
-class OutputOptions:
-    """The output half of a `tritoncfg lint` command line. The defaults are the command's."""
-
-    output_file: Path | None = None  # -o: the report goes there (atomically), not to stdout
-    exit_zero: bool = False  # exit 0 whatever the findings (a usage error still exits 2)
-    exit_non_zero_on_fix: bool = False  # with --fix: exit 1 when a file was changed
-    silent: bool = False  # -s: no report, warning or fix summary; errors still shown
-    verbose: bool = False  # -v: settings, cache and models on stderr
-
-
-def environment_format() -> OutputFormat | None:
+def environment_format() -> str | None:
     """`-f`'s default from TRITONCFG_OUTPUT_FORMAT (unset or empty: text, as Click reads it);
     None for a value that names no format, which the Typer command reports (exit 2)."""
-    from tritoncfg.cli.lint_core import OutputFormat
+    from tritoncfg.report.formats import NAMES
 
     value = os.environ.get(ENV_OUTPUT_FORMAT)
     if not value:
-        return OutputFormat.text
-    return OutputFormat(value) if value in OutputFormat._value2member_map_ else None
+        return "text"
+    return value if value in NAMES else None
 
 
 def check(request: LintRequest) -> None:
@@ -62,7 +53,7 @@ def check(request: LintRequest) -> None:
     chosen = [flag for flag, on in levels if on]
     if len(chosen) > 1:
         fail(f"{chosen[0]} cannot be used with {chosen[1]}: choose one of -q, -s and -v")
-    if request.statistics and request.output_format not in STATISTICS_FORMATS:
+    if request.statistics and request.output_format not in STATISTICS_NAMES:
         fail(
             f"--statistics prints a table (text, concise) or JSON (json), "
             f"not --format {request.output_format}"
@@ -104,46 +95,57 @@ def report_stream(request: LintRequest) -> Iterator[TextIO]:
         fail(f"{target}: cannot write the report: {exc.strerror or exc}")
 
 
-def render(request: LintRequest, result: LintResult, out: TextIO) -> bool:
-    """--statistics and the formats rendered here; False for the others (lint_core's)."""
-    fmt = request.output_format
-    if request.statistics:
-        from tritoncfg.report.statistics import (
-            render_statistics,
-            render_statistics_json,
-            rule_counts,
-        )
+def write_report(
+    request: LintRequest, result: LintResult, applied: list[Diagnostic] | None, out: TextIO
+) -> None:
+    """The report in the chosen format (or --statistics' in it), then, where the format has it,
+    the fixable count and --show-fixes' list (`applied`: the fixes --fix applied)."""
+    from tritoncfg.report.formats import named
 
-        counts = rule_counts(result.diagnostics, unsafe=request.unsafe_fixes)
-        if fmt == "json":
-            out.write(render_statistics_json(counts) + "\n")
-            return True
-        render_statistics(out, counts)
-    elif fmt == "concise":
-        from tritoncfg.cli.fix_report import fixable_test
-        from tritoncfg.report.concise import render_concise
+    output = named(request.output_format)
+    report = _report(request, result, out, relative=output.relative)
+    output.render(out, report, statistics=request.statistics)
+    if output.fix_report and not request.quiet and not request.statistics:
+        from tritoncfg.cli.fix_report import write_fix_report
 
-        render_concise(out, result.diagnostics, fixable=fixable_test(request.unsafe_fixes))
-    elif fmt == "json-lines":
-        from tritoncfg.report.jsonlines import render_json_lines
+        write_fix_report(out, report, applied, show_fixes=request.inputs.show_fixes)
 
-        render_json_lines(out, result.diagnostics)
-        return True
-    elif fmt == "gitlab":
-        from tritoncfg.report.gitlab import render_gitlab
 
-        out.write(render_gitlab(result.diagnostics) + "\n")
-        return True
-    else:
-        return False
-    if not request.quiet:  # the table and the concise lines end with the text format's verdict
-        from tritoncfg.report.text import summary_line
+def _report(request: LintRequest, result: LintResult, out: TextIO, *, relative: bool) -> Report:
+    """What the renderer is given; paths under the working directory relative to it, as ruff
+    and git show them (`relative`)."""
+    from tritoncfg.report.formats import Report, shown_path
 
-        files, models = result.files, result.models
-        out.write(
-            summary_line(result.diagnostics, files=files, models=models, color=color(request, out))
-        )
-    return True
+    cwd = Path.cwd()
+    diagnostics, sources, file_paths = result.diagnostics, result.sources, result.file_paths
+    if relative:
+
+        def show(path: str) -> str:
+            return shown_path(path, cwd)
+
+        diagnostics = [dataclasses.replace(d, path=show(d.path)) for d in diagnostics]
+        sources = _renamed(sources, show)
+        file_paths = [show(p) for p in file_paths]
+    return Report(
+        diagnostics,
+        sources,
+        files=result.files,
+        models=result.models,
+        file_paths=file_paths,
+        warnings_as_errors=result.warnings_as_errors,
+        color=color(request, out),
+        summary=not request.quiet,
+        unsafe_fixes=request.unsafe_fixes,
+        root=cwd,
+    )
+
+
+def _renamed(sources: Mapping[str, str], name: Callable[[str], str]) -> Mapping[str, str]:
+    from tritoncfg.lintrun import SourceTexts
+
+    if isinstance(sources, SourceTexts):  # cached models' texts stay unread until shown
+        return sources.renamed(name)
+    return {name(path): text for path, text in sources.items()}
 
 
 def debug(request: LintRequest, line: str) -> None:

@@ -42,7 +42,8 @@ def main() -> None:
 
         app()
         return
-    from tritoncfg.cli.lint_core import LintRequest, run_lint
+    from tritoncfg.cli.lint_core import run_lint
+    from tritoncfg.cli.lint_request import LintRequest
     from tritoncfg.lintoptions import LintOverrides
 
     paths = tuple(arg for arg in args[1:] if arg != FORCE_EXCLUDE)

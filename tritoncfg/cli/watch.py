@@ -22,7 +22,7 @@ from tritoncfg.cli.common import fail
 if TYPE_CHECKING:
     from watchfiles import Change
 
-    from tritoncfg.cli.lint_core import LintRequest
+    from tritoncfg.cli.lint_request import LintRequest
     from tritoncfg.file_selection import FileSelection
 
 # a change to these always starts a run: they change what is selected, or how it is linted

@@ -2,36 +2,23 @@
 
 from __future__ import annotations
 
-import dataclasses
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TypeVar
 
 from tritoncfg.cloud.stage import Staged, stage
 from tritoncfg.cloud.url import is_cloud, parse_url
 
-if TYPE_CHECKING:
-    from tritoncfg.api import LintResult
-    from tritoncfg.diagnostics import Diagnostic
-
-
-def _rename(diagnostic: Diagnostic, to_url: Callable[[str], str]) -> Diagnostic:
-    triton = diagnostic.triton
-    if triton is not None and triton.message is not None:
-        triton = dataclasses.replace(triton, message=to_url(triton.message))
-    return dataclasses.replace(
-        diagnostic,
-        path=to_url(diagnostic.path),
-        message=to_url(diagnostic.message),
-        triton=triton,
-    )
+T = TypeVar("T")
 
 
 def lint_staged(
-    paths: Sequence[Path | str], lint_local: Callable[[list[Path | str]], LintResult]
-) -> LintResult:
-    """`lint_local` over `paths`, each cloud URL among them replaced by its staged copy.
+    paths: Sequence[Path | str], lint_local: Callable[[list[Path | str], Callable[[str], str]], T]
+) -> T:
+    """`lint_local(local, to_url)` over `paths`, each cloud URL among them replaced by its staged
+    copy; `to_url` writes a staged path (in a path or a message) as its object URL. It runs
+    while the copies exist (a finding's config text is read from there).
 
     Raises CloudUrlError or CloudError when a repository cannot be read."""
     with tempfile.TemporaryDirectory(prefix="tritoncfg-cloud-") as temp:
@@ -44,14 +31,10 @@ def lint_staged(
                 local.append(staged[-1].local)
             else:
                 local.append(path)
-        result = lint_local(local)
 
-    def to_url(text: str) -> str:
-        for one in staged:
-            text = one.to_url(text)
-        return text
+        def to_url(text: str) -> str:
+            for one in staged:
+                text = one.to_url(text)
+            return text
 
-    result.diagnostics = [_rename(d, to_url) for d in result.diagnostics]
-    result.sources = {to_url(path): text for path, text in result.sources.items()}
-    result.file_paths = [to_url(path) for path in result.file_paths]
-    return result
+        return lint_local(local, to_url)

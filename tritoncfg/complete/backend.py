@@ -16,35 +16,14 @@ unspecified (its QA accepts every order); the model's own order is used here.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import field
 
-from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
-
+from tritoncfg.complete.completion import BackendCompletion, ConfigTensors
 from tritoncfg.models.io import ModelIO, TensorInfo
-from tritoncfg.record import record
 from tritoncfg.repository import stoll
 from tritoncfg.schema import DataType, ModelConfig, ModelInput, ModelInstanceGroup, ModelOutput
 
-ConfigTensors = (
-    RepeatedCompositeFieldContainer[ModelInput] | RepeatedCompositeFieldContainer[ModelOutput]
-)
-
 DEFAULT_MAX_BATCH_SIZE = 4  # core's --backend-config=default-max-batch-size (`backend_model.cc`)
 INT_MAX = 2**31 - 1
-
-
-@record
-class BackendCompletion:
-    """The config once the backend's auto-complete is merged (`TritonModel::UpdateModelConfig`), before re-normalizing."""
-
-    config: ModelConfig
-    errors: list[str] = field(default_factory=list)  # the backend's messages; the load fails
-    notes: list[str] = field(default_factory=list)  # Triton's log lines, and tritoncfg's own
-    ran: bool = False  # the backend completed the config (False: skipped, or not modelled)
-
-    @property
-    def ok(self) -> bool:
-        return not self.errors
 
 
 def autocomplete_backend(

@@ -18,7 +18,7 @@ from tritoncfg.models.openvino import has_batch
 from tritoncfg.schema import DataType, ModelConfig
 
 if TYPE_CHECKING:
-    from tritoncfg.complete.backend import BackendCompletion, ConfigTensors
+    from tritoncfg.complete.completion import BackendCompletion, ConfigTensors
     from tritoncfg.models.io import ModelIO, TensorInfo
 
 

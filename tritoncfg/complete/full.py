@@ -13,11 +13,8 @@ from collections.abc import Callable
 from dataclasses import field
 
 from tritoncfg.complete import complete_core
-from tritoncfg.complete.backend import (
-    DEFAULT_MAX_BATCH_SIZE,
-    BackendCompletion,
-    autocomplete_backend,
-)
+from tritoncfg.complete.backend import DEFAULT_MAX_BATCH_SIZE, autocomplete_backend
+from tritoncfg.complete.completion import BackendCompletion
 from tritoncfg.complete.instance_groups import NormalizedGroup, normalize_instance_groups
 from tritoncfg.complete.normalize import normalize_model_config
 from tritoncfg.models.io import ModelIO, Unknowable

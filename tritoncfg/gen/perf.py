@@ -24,7 +24,6 @@ from typing import Any
 
 from tritoncfg.batch_rule import RULE, Measured, latency_text, pick, probe_spread
 from tritoncfg.gen.change import GenUsageError
-from tritoncfg.gen.target import Target
 from tritoncfg.record import record
 
 LOAD_COLUMNS = ("Concurrency", "Request Rate")
@@ -240,32 +239,3 @@ def measured_notes(points: list[Point]) -> list[str]:
         )
         notes.append(f"batch {point.batch_size}: {point.throughput:,.1f} infer/s{latency}")
     return notes
-
-
-def from_measurements(
-    specs: list[str],
-    target: Target,
-    budget_ms: float | None,
-    notes: list[str],
-    rate: float | None = None,
-) -> tuple[tuple[int, ...], int | None]:
-    """The preferred sizes (`()`: none, Triton's `[max_batch_size]`) and queue delay (None:
-    leave it) that `--from-perf` sets, with the notes that explain them: with a latency budget,
-    the pick of `tune`'s search (simulated.py), else the rule of batch_rule.py."""
-    read: list[str] = []
-    points = [p for spec in specs for p in read_perf(spec, target.name, read)]
-    max_batch_size = target.parsed.message.max_batch_size
-    if budget_ms is None:
-        choice = choose(points, max_batch_size)
-    else:
-        from tritoncfg.gen.simulated import simulated_choice
-
-        choice = simulated_choice(points, target, budget_ms, rate)
-    notes.extend(read)
-    notes.extend(choice.notes)
-    if choice.preferred == (max_batch_size,):
-        notes.append(
-            "that is max_batch_size, which Triton already prefers: no preferred_batch_size written"
-        )
-        return (), choice.delay_us
-    return choice.preferred, choice.delay_us

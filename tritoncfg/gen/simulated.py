@@ -1,4 +1,5 @@
-"""`gen dynamic-batching --from-perf --latency-budget-ms`: the preferred sizes and queue delay
+"""`gen dynamic-batching --from-perf`: the sizes and queue delay it sets (`from_measurements`), and
+with `--latency-budget-ms` the preferred sizes and queue delay
 `tritoncfg tune`'s search picks on the measured curve (tritoncfg/tune/advice.py, the pick `probe
 --suggest` makes too), at `--rate` or at the highest load within the budget.
 
@@ -9,7 +10,7 @@ notes say so and how to write it.
 from __future__ import annotations
 
 from tritoncfg.gen.change import GenError
-from tritoncfg.gen.perf import Choice, Point, measured_notes, usable_points
+from tritoncfg.gen.perf import Choice, Point, choose, measured_notes, read_perf, usable_points
 from tritoncfg.gen.target import Target
 
 
@@ -47,3 +48,30 @@ def simulated_choice(
 
 
 __all__ = ["simulated_choice"]
+
+
+def from_measurements(
+    specs: list[str],
+    target: Target,
+    budget_ms: float | None,
+    notes: list[str],
+    rate: float | None = None,
+) -> tuple[tuple[int, ...], int | None]:
+    """The preferred sizes (`()`: none, Triton's `[max_batch_size]`) and queue delay (None:
+    leave it) that `--from-perf` sets, with the notes that explain them: with a latency budget,
+    the pick of `tune`'s search (`simulated_choice`), else the rule of batch_rule.py."""
+    read: list[str] = []
+    points = [p for spec in specs for p in read_perf(spec, target.name, read)]
+    max_batch_size = target.parsed.message.max_batch_size
+    if budget_ms is None:
+        choice = choose(points, max_batch_size)
+    else:
+        choice = simulated_choice(points, target, budget_ms, rate)
+    notes.extend(read)
+    notes.extend(choice.notes)
+    if choice.preferred == (max_batch_size,):
+        notes.append(
+            "that is max_batch_size, which Triton already prefers: no preferred_batch_size written"
+        )
+        return (), choice.delay_us
+    return choice.preferred, choice.delay_us

@@ -1,1 +1,1 @@
-"""Renderers of diagnostics: text (Rich) and JSON."""
+"""The output formats of `tritoncfg lint` (formats.py: the registry) and their renderers."""

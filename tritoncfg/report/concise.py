@@ -9,10 +9,13 @@ shown as their Unicode pictures, so each finding stays one line.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from tritoncfg.diagnostics import Diagnostic
-from tritoncfg.report.text import visible
+from tritoncfg.report.text import summary_line, visible
+
+if TYPE_CHECKING:
+    from tritoncfg.report.formats import Report
 
 
 def concise_line(diagnostic: Diagnostic, *, marked: bool = False) -> str:
@@ -29,3 +32,14 @@ def render_concise(
     """`fixable`: which findings `--fix` would fix, marked `[*]`."""
     for d in diagnostics:  # written one by one: a huge run is not held twice
         out.write(concise_line(d, marked=fixable is not None and fixable(d)) + "\n")
+
+
+def render(out: TextIO, report: Report) -> None:
+    """The lines, then the text format's verdict (not with -q)."""
+    render_concise(out, report.diagnostics, fixable=report.fixable)
+    if report.summary:
+        out.write(
+            summary_line(
+                report.diagnostics, files=report.files, models=report.models, color=report.color
+            )
+        )

@@ -7,9 +7,13 @@ CI that needs every finding should also upload SARIF.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, TextIO
 
 from tritoncfg.diagnostics import Diagnostic, Severity
 from tritoncfg.text.span import NO_LINE
+
+if TYPE_CHECKING:
+    from tritoncfg.report.formats import Report
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -47,3 +51,7 @@ def render_github(diagnostics: Iterable[Diagnostic]) -> str:
     them relative to the checkout (run from its root) so the annotations land on the diff."""
     lines = [_command(d) for d in diagnostics]
     return "".join(line + "\n" for line in lines)
+
+
+def render(out: TextIO, report: Report) -> None:
+    out.write(render_github(report.diagnostics))

@@ -14,9 +14,12 @@ import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from tritoncfg.diagnostics import Diagnostic, Severity
+
+if TYPE_CHECKING:
+    from tritoncfg.report.formats import Report
 
 # Code Quality's scale is info < minor < major < critical < blocker. An error is a model Triton
 # refuses to load (critical); `blocker` is left for a project's own policy (severity overrides
@@ -68,3 +71,7 @@ def render_gitlab(diagnostics: Iterable[Diagnostic], *, project_dir: str | None 
     seen: dict[str, int] = {}
     issues = [_issue(d, project_path(d.path, project_dir), seen) for d in diagnostics]
     return json.dumps(issues, indent=2)
+
+
+def render(out: TextIO, report: Report) -> None:
+    out.write(render_gitlab(report.diagnostics) + "\n")

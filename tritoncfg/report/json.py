@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, TextIO
 
 from tritoncfg import __version__
 from tritoncfg.diagnostics import Diagnostic
 
+if TYPE_CHECKING:
+    from tritoncfg.report.formats import Report
 
-def render_json(diagnostics: list[Diagnostic], *, files: int, models: int) -> str:
+
+def render_json(diagnostics: Sequence[Diagnostic], *, files: int, models: int) -> str:
     summary: dict[str, Any] = {"error": 0, "warning": 0, "info": 0}
     for diagnostic in diagnostics:
         summary[diagnostic.severity.value] += 1
@@ -20,3 +24,7 @@ def render_json(diagnostics: list[Diagnostic], *, files: int, models: int) -> st
         "summary": summary,
     }
     return json.dumps(document, indent=2)
+
+
+def render(out: TextIO, report: Report) -> None:
+    out.write(render_json(report.diagnostics, files=report.files, models=report.models) + "\n")

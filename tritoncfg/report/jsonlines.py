@@ -8,12 +8,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from tritoncfg.diagnostics import Diagnostic
+
+if TYPE_CHECKING:
+    from tritoncfg.report.formats import Report
 
 
 def render_json_lines(out: TextIO, diagnostics: Iterable[Diagnostic]) -> None:
     for diagnostic in diagnostics:
         # ensure_ascii: a U+2028 in a message cannot split a line for a reader that splits there
         out.write(json.dumps(diagnostic.to_json(), separators=(",", ":")) + "\n")
+
+
+def render(out: TextIO, report: Report) -> None:
+    render_json_lines(out, report.diagnostics)

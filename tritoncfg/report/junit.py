@@ -11,8 +11,12 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, TextIO
 
 from tritoncfg.diagnostics import Diagnostic, Severity
+
+if TYPE_CHECKING:
+    from tritoncfg.report.formats import Report
 
 # Characters XML 1.0 cannot carry at all (ANSI escapes, NUL ...): dropped rather than emitted.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -78,3 +82,12 @@ def render_junit(
     ET.indent(suite)
     body = ET.tostring(suite, encoding="unicode")
     return f'<?xml version="1.0" encoding="UTF-8"?>\n{body}\n'
+
+
+def render(out: TextIO, report: Report) -> None:
+    junit = render_junit(
+        report.diagnostics,
+        files=list(report.file_paths),
+        warnings_as_errors=report.warnings_as_errors,
+    )
+    out.write(junit + "\n")

@@ -11,7 +11,7 @@ import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import quote
 
 from tritoncfg import __version__
@@ -21,6 +21,7 @@ from tritoncfg.diagnostics import Diagnostic, Severity
 from tritoncfg.text.span import NO_LINE
 
 if TYPE_CHECKING:
+    from tritoncfg.report.formats import Report
     from tritoncfg.report.provenance import VersionControl
 
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -170,3 +171,17 @@ def render_sarif(
         run["originalUriBaseIds"] = {SRCROOT: {"uri": root.resolve().as_uri() + "/"}}
     document = {"$schema": SARIF_SCHEMA_URI, "version": "2.1.0", "runs": [run]}
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def render(out: TextIO, report: Report) -> None:
+    """The run's findings with the metadata of every rule, their URIs relative to the report's
+    root, and the commit checked out there."""
+    from tritoncfg.checks import RULES
+    from tritoncfg.report.provenance import find_version_control
+
+    root = report.root
+    version_control = find_version_control(root) if root is not None else None
+    sarif = render_sarif(
+        report.diagnostics, RULES.values(), root=root, version_control=version_control
+    )
+    out.write(sarif + "\n")

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from tritoncfg.diagnostics import Diagnostic
 from tritoncfg.record import record
+
+if TYPE_CHECKING:
+    from tritoncfg.report.formats import Report
 
 
 @record
@@ -69,3 +72,23 @@ def render_statistics(out: TextIO, counts: list[RuleCount]) -> None:
 
 def render_statistics_json(counts: list[RuleCount]) -> str:
     return json.dumps([entry.to_json() for entry in counts], indent=2)
+
+
+def render_table(out: TextIO, report: Report) -> None:
+    """`--statistics` with text or concise: the table, then the text format's verdict (not
+    with -q)."""
+    from tritoncfg.report.text import summary_line
+
+    render_statistics(out, rule_counts(report.diagnostics, unsafe=report.unsafe_fixes))
+    if report.summary:
+        out.write(
+            summary_line(
+                report.diagnostics, files=report.files, models=report.models, color=report.color
+            )
+        )
+
+
+def render_json(out: TextIO, report: Report) -> None:
+    """`--statistics --format json`."""
+    counts = rule_counts(report.diagnostics, unsafe=report.unsafe_fixes)
+    out.write(render_statistics_json(counts) + "\n")

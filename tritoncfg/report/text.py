@@ -6,12 +6,15 @@ alone would be a fifth of the run.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from itertools import groupby
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from tritoncfg.diagnostics import Diagnostic, Severity
 from tritoncfg.text.span import FILE_START
+
+if TYPE_CHECKING:
+    from tritoncfg.report.formats import Report
 
 _CODES = {"bold": "1", "dim": "2", "red": "1;31", "yellow": "1;33", "blue": "1;34", "green": "1;32"}
 _SEVERITY_STYLE = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "blue"}
@@ -67,7 +70,7 @@ def _snippet(paint: _Painter, diagnostic: Diagnostic, lines: list[str]) -> list[
 
 def render_text(
     out: TextIO,
-    diagnostics: list[Diagnostic],
+    diagnostics: Sequence[Diagnostic],
     sources: Mapping[str, str],
     *,
     files: int,
@@ -94,7 +97,7 @@ def render_text(
         out.write(separator + summary_line(diagnostics, files=files, models=models, color=color))
 
 
-def summary_line(diagnostics: list[Diagnostic], *, files: int, models: int, color: bool) -> str:
+def summary_line(diagnostics: Sequence[Diagnostic], *, files: int, models: int, color: bool) -> str:
     """The verdict that ends the text report: `Found 1 error, ... (2 models, 2 config files).`"""
     paint = _Painter(color)
     counts = {s: sum(d.severity is s for d in diagnostics) for s in Severity}
@@ -124,3 +127,16 @@ def _finding_lines(
             f"  {paint('dim', f'= triton ({d.triton.phase}):')} {visible(d.triton.message)}"
         )
     return found
+
+
+def render(out: TextIO, report: Report) -> None:
+    render_text(
+        out,
+        report.diagnostics,
+        report.sources,
+        files=report.files,
+        models=report.models,
+        color=report.color,
+        summary=report.summary,
+        fixable=report.fixable,
+    )

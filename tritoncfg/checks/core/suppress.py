@@ -7,8 +7,9 @@ code that does not exist, is a finding (like ruff's RUF100).
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import field
 from pathlib import Path
 
@@ -32,6 +33,7 @@ class Suppression:
     codes: tuple[str, ...] | None  # None: every code
     model_dir: Path
     used: set[str] = field(default_factory=set)
+    alternative: bool = False  # an alternative config's: its unused codes are not reported here
 
     @property
     def file_level(self) -> bool:
@@ -76,13 +78,33 @@ def apply_suppressions(
     diagnostics: list[Diagnostic], workspace: Workspace, *, report_unused: bool = True
 ) -> list[Diagnostic]:
     """Drop suppressed diagnostics; add findings for unused and unknown-code suppressions."""
-    suppressions = [s for model in workspace.models for s in _suppressions(model)]
-    # an alternative config's comments apply to its TC915 findings; whether the others are used
-    # is only known when that config is linted itself (--model-config-name)
-    alternatives = [s for model in workspace.loaded_alternatives for s in _suppressions(model)]
-    suppressions.extend(alternatives)
+    suppressions = gather_suppressions(workspace)
     if not suppressions:
         return diagnostics
+    return [
+        *suppress(diagnostics, suppressions),
+        *suppression_problems(suppressions, report_unused),
+    ]
+
+
+def gather_suppressions(workspace: Workspace) -> tuple[Suppression, ...]:
+    """The suppression comments of the workspace's configs, and of the alternative configs
+    loaded for them: an alternative's comments apply to its TC915 findings; whether the others
+    are used is only known when that config is linted itself (--model-config-name)."""
+    own = [s for model in workspace.models for s in _suppressions(model)]
+    alternatives = [
+        dataclasses.replace(s, alternative=True)
+        for model in workspace.loaded_alternatives
+        for s in _suppressions(model)
+    ]
+    return (*own, *alternatives)
+
+
+def suppress(
+    diagnostics: Iterable[Diagnostic], suppressions: Sequence[Suppression]
+) -> list[Diagnostic]:
+    """The diagnostics no suppression covers; each suppression notes the codes it was used for
+    (so the findings of a model and those routed to it later can be suppressed apart)."""
     kept: list[Diagnostic] = []
     for diagnostic in diagnostics:
         hit = [s for s in suppressions if s.applies(diagnostic)]
@@ -90,10 +112,18 @@ def apply_suppressions(
             suppression.used.add(diagnostic.code)
         if not hit:
             kept.append(diagnostic)
-    checked = {id(s) for s in alternatives}
-    for suppression in suppressions:
-        kept.extend(_problems(suppression, report_unused and id(suppression) not in checked))
     return kept
+
+
+def suppression_problems(
+    suppressions: Iterable[Suppression], report_unused: bool
+) -> list[Diagnostic]:
+    """Unknown codes (TC011) and, once every finding went through `suppress`, the unused (TC010)."""
+    return [
+        problem
+        for suppression in suppressions
+        for problem in _problems(suppression, report_unused and not suppression.alternative)
+    ]
 
 
 def suppression_test(model: LoadedModel) -> Callable[[str, Span], bool]:
