@@ -110,7 +110,7 @@ def test_settings_that_cannot_be_used_are_a_usage_error(tmp_path: Path) -> None:
     root = _project(tmp_path / "demo")
     (root / "tritoncfg.toml").write_text('model-files = "sometimes"\n')
     done = run("gen", "warmup", str(root / REPOSITORY / "clf"))
-    assert done.returncode == 2 and "tritoncfg.toml: model-files" in done.stderr
+    assert done.returncode == 2 and "tritoncfg.toml:1:1: model-files" in done.stderr
 
 
 @pytest.mark.parametrize("installed", [True, False])
