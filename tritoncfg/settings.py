@@ -68,6 +68,11 @@ def validate(values: dict[str, Any], path: Path | str) -> None:
         if key not in KEYS:
             hint = suggest(key, KEYS)
             extra = f'; did you mean "{hint}"?' if hint else f"; known keys: {', '.join(KEYS)}"
+            if key == "tool":  # a [tool.tritoncfg] table in a file not named pyproject.toml
+                extra = (
+                    "; only a file named pyproject.toml is read for its [tool.tritoncfg] "
+                    "table, any other holds the settings at its top level"
+                )
             raise SettingsError(f'{path}{_key_position(path, key)}: unknown key "{key}"{extra}')
     import jsonschema
 

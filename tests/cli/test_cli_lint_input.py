@@ -185,6 +185,13 @@ def test_stdin_named_as_a_new_file_takes_its_folder_as_the_model(tmp_path: Path)
     assert warned and warned[0]["path"] == str(name) and warned[0]["model"] == "fresh"
     assert all(str(tmp_path) in d["path"] for d in document["diagnostics"])  # no scratch path
     assert not name.parent.exists()
+    # the folder does not exist: no TC105 (it would fire on every new buffer); an existing
+    # model folder without versions still gets it
+    assert "TC105" not in _codes(result.stdout) and "TC107" in _codes(result.stdout)
+    name.parent.mkdir(parents=True)
+    name.write_text(WARNED, encoding="utf-8")
+    on_disk = run("lint", "-", "--stdin-filename", str(name), "-f", "json", stdin=WARNED)
+    assert "TC105" in _codes(on_disk.stdout)
 
 
 def test_stdin_new_file_names_no_scratch_folder_in_tritons_message(tmp_path: Path) -> None:

@@ -67,6 +67,16 @@ def test_unknown_key_gets_a_suggestion(project: Path) -> None:
     assert str(project / "tritoncfg.toml") in result.stderr
 
 
+def test_a_tool_table_outside_pyproject_says_where_it_is_read(project: Path) -> None:
+    (project / "pyproject-ci.toml").write_text('[tool.tritoncfg]\nselect = ["TC1"]\n')
+    result = run("lint", str(project / "models"), "--config", str(project / "pyproject-ci.toml"))
+    assert result.returncode == 2
+    assert 'unknown key "tool"; only a file named pyproject.toml is read for its' in result.stderr
+    (project / "pyproject.toml").write_text('[tool.tritoncfg]\nselect = ["TC1"]\n')
+    named = run("lint", str(project / "models"), "--config", str(project / "pyproject.toml"))
+    assert named.returncode in (0, 1), named.stderr  # the same table, read
+
+
 @pytest.mark.parametrize(
     ("text", "needle"),
     [

@@ -48,7 +48,9 @@ def _own_parameters(
     silent: Annotated[
         bool,
         typer.Option(
-            "--silent", "-s", help="Print nothing; the exit status says it (errors still shown)."
+            "--silent",
+            "-s",
+            help="Print no findings or summary; the exit status says it (usage errors are still shown).",
         ),
     ] = False,
     verbose: Annotated[

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from tritoncfg.cli.lint_request import LintRequest
 
 CACHE_DIR_ENV = "TRITONCFG_CACHE_DIR"
+NO_VERSION_DIRECTORY = "TC105"  # not reported for a NAME whose model folder does not exist
 STDIN = "-"
 
 
@@ -144,7 +145,11 @@ def lint_stdin(request: LintRequest, text: str) -> LintResult:
         result = lint(model / name.name, setup.options, setup.selection, setup.filters)
         # the scratch model folder's paths (and their mentions in messages) as NAME's folder
         scratch, real = str(model), str(name.parent)
-        return result.renamed(lambda text: text.replace(scratch, real))
+        renamed = result.renamed(lambda text: text.replace(scratch, real))
+        # the folder does not exist yet (an editor's new file): whether it will hold version
+        # folders is not known, so TC105 (no version directory) would fire on every buffer
+        kept = [d for d in renamed.diagnostics if d.code != NO_VERSION_DIRECTORY]
+        return dataclasses.replace(renamed, diagnostics=kept)
 
 
 def _left_out(filters: PathFilters, name: Path) -> bool:
