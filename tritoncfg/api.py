@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tritoncfg.checks import LintOptions
 from tritoncfg.checks.core.selection import PathFilters, RuleSelection
@@ -18,9 +18,10 @@ from tritoncfg.lintdriver.project import Project, project
 from tritoncfg.lintdriver.result import LintResult
 from tritoncfg.lintoptions import LintOverrides, LintSetup, OptionError, lint_setup
 from tritoncfg.settings import SettingsError
-from tritoncfg.text import ParsedConfig, parse
-from tritoncfg.workspace import Workspace
-from tritoncfg.workspace import load as load_workspace
+
+if TYPE_CHECKING:  # the parser and the schema load on first use: a cached lint needs neither
+    from tritoncfg.text import ParsedConfig, parse
+    from tritoncfg.workspace import Workspace
 
 
 def lint_project(
@@ -60,6 +61,8 @@ def load(
     """Discover and parse a repository, a model directory, a config file, or several of them.
 
     `overrides` maps config paths to text that stands in for the file (used by --fix)."""
+    from tritoncfg.workspace import load as load_workspace
+
     items = [paths] if isinstance(paths, str | Path) else list(paths)
     return load_workspace(items, config_name=config_name, overrides=overrides)
 
@@ -93,6 +96,14 @@ def format_text(text: str) -> str:
     from tritoncfg.text.printer import format_source
 
     return format_source(text)
+
+
+def __getattr__(name: str) -> object:
+    if name in ("ParsedConfig", "parse"):
+        import tritoncfg.text.config
+
+        return getattr(tritoncfg.text.config, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [

@@ -19,16 +19,14 @@ import itertools
 import operator
 import os
 import signal
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import field, replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, TypeVar, cast
 
-from tritoncfg.checks.core.context import CheckContext, LintOptions
+from tritoncfg.checks.core.context import CheckContext
 from tritoncfg.checks.core.engine import check_model
-from tritoncfg.checks.core.index import load_rules, repository_codes, rule_of
+from tritoncfg.checks.core.job import LintJob as LintJob
 from tritoncfg.checks.core.plan import RulePlan
-from tritoncfg.checks.core.registry import Rule
-from tritoncfg.checks.core.selection import PathFilters, RuleSelection
 from tritoncfg.checks.core.suppress import (
     UNUSED,
     Suppression,
@@ -36,13 +34,12 @@ from tritoncfg.checks.core.suppress import (
     suppress,
     suppression_problems,
 )
-from tritoncfg.confined import read_regular
-from tritoncfg.diagnostics import Diagnostic, Severity
+from tritoncfg.diagnostics import Diagnostic
 from tritoncfg.processes.pool import run_chunks, working_on
 from tritoncfg.record import record
 from tritoncfg.repository import LayoutIssue, ModelDir, Repository
 from tritoncfg.repository.discover import Pick, RootPlan
-from tritoncfg.repository.model import is_json_path
+from tritoncfg.sourcetexts import SourceTexts as SourceTexts
 from tritoncfg.workspace import LoadedModel, Workspace
 
 POOL_MIN_MODELS = 300  # below this, starting processes costs more than it saves
@@ -59,106 +56,6 @@ def holds_suppressions(texts: Iterable[str]) -> bool:
     """Whether any of the config texts may hold a suppression comment: one without the marker
     has none, and nothing to apply."""
     return any(SUPPRESSION_MARKER in text for text in texts)
-
-
-@record(frozen=True)
-class LintJob:
-    """What every model is linted with."""
-
-    options: LintOptions
-    codes: tuple[str, ...]  # the selected rules, in RULES order
-    selection: RuleSelection
-    filters: PathFilters
-    overrides: Mapping[str, str] = field(default_factory=dict)
-
-    chosen: frozenset[str] = field(init=False, repr=False, compare=False)
-    # (code, severity found) -> (rule, severity reported), as `finish` works them out
-    _severities: dict[tuple[str, Severity], tuple[Rule, Severity]] = field(
-        default_factory=dict, init=False, repr=False, compare=False
-    )
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "chosen", frozenset(self.codes))
-
-    @property
-    def rules(self) -> tuple[Rule, ...]:
-        """The selected rules, their families imported on first use: a run the cache replays
-        imports none."""
-        rules = load_rules(self.codes)
-        return tuple(rules[code] for code in self.codes)
-
-    @property
-    def repository_rules(self) -> tuple[Rule, ...]:
-        """The selected rules of the families that declare repository-scope rules: checking a
-        repository imports no other family (a one-file lint whose model the cache holds)."""
-        codes = repository_codes(self.codes)
-        rules = load_rules(codes)
-        return tuple(rules[code] for code in codes)
-
-    def finish(self, found: Sequence[Diagnostic]) -> list[Diagnostic]:
-        """Only the selected rules' findings, outside ignored paths, with their severity."""
-        chosen = self.chosen
-        severities = self._severities
-        ignoring = bool(self.filters.per_path_ignores)
-        kept = []
-        for d in found:
-            if d.code not in chosen:
-                continue
-            known = severities.get((d.code, d.severity))
-            if known is None:
-                rule = rule_of(d.code)
-                known = (rule, self.selection.severity(rule, d.severity))
-                severities[d.code, d.severity] = known
-            rule, severity = known
-            if ignoring and self.filters.ignored(rule, d.path):
-                continue
-            if d.fix is not None and is_json_path(d.path):
-                d = replace(d, fix=None)  # fixes are text-format edits; JSON configs get none
-            kept.append(d if severity is d.severity else replace(d, severity=severity))
-        return kept
-
-
-class SourceTexts(Mapping[str, str]):
-    """Config texts by path, for snippets: those at hand, and those of cached models, read from
-    disk when first asked for (only a file whose finding is shown is read)."""
-
-    def __init__(self, texts: Mapping[str, str] | None = None, on_disk: Iterable[str] = ()):
-        self._texts = dict(texts or {})
-        self._files = {path: path for path in on_disk if path not in self._texts}
-
-    def __getitem__(self, key: str) -> str:
-        if key not in self._texts:
-            file = self._files[key]  # KeyError: not a linted config
-            try:  # a regular file only: it may have become a FIFO since it was linted
-                self._texts[key] = read_regular(file).decode("utf-8", errors="replace")
-            except OSError:
-                self._texts[key] = ""
-        return self._texts[key]
-
-    def __iter__(self) -> Iterator[str]:
-        yield from self._texts
-        yield from (key for key in self._files if key not in self._texts)
-
-    def __len__(self) -> int:
-        return len(self._texts) + sum(key not in self._texts for key in self._files)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._texts or key in self._files
-
-    def update(self, other: Mapping[str, str]) -> None:
-        """Add another model's texts, keeping those of `other` unread where they are."""
-        if isinstance(other, SourceTexts):
-            self._texts.update(other._texts)
-            self._files.update({k: f for k, f in other._files.items() if k not in self._texts})
-        else:
-            self._texts.update(other)
-
-    def renamed(self, name: Callable[[str], str]) -> SourceTexts:
-        """The same texts under other names (paths shown relative, or as URLs), unread ones
-        still unread."""
-        renamed = SourceTexts({name(k): text for k, text in self._texts.items()})
-        renamed._files = {name(k): f for k, f in self._files.items() if k not in self._texts}
-        return renamed
 
 
 @record

@@ -95,6 +95,11 @@ def _init(cls: Any, every: tuple[Field[Any], ...], frozen: bool) -> Any:
 
 
 def _finish(cls: type[T], frozen: bool, eq: bool) -> type[T]:
+    if not cls.__doc__:
+        # dataclass writes a missing docstring from `inspect.signature`, whose first use parses
+        # the text signature of object.__init__ with tokenize (some 10 ms at start-up)
+        names = [name for name in getattr(cls, "__annotations__", {}) if not name.startswith("_")]
+        cls.__doc__ = f"{cls.__name__}({', '.join(names)})"
     made: Any = dataclass(slots=True, init=False, repr=False, eq=False)(cls)
     own = cls.__dict__
     every = fields(made)

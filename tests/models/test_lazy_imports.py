@@ -17,21 +17,27 @@ HEAVY = (
 )  # fmt: skip
 
 
-def run(code: str) -> subprocess.CompletedProcess[str]:
+def run(code: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=120
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+        cwd=cwd,
     )
 
 
-def lint_then(path: Path, check: str) -> subprocess.CompletedProcess[str]:
-    """`tritoncfg lint PATH` in a fresh interpreter, then `check` (Python), then `ok`."""
+def lint_then(path: Path, check: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """`tritoncfg lint PATH` in a fresh interpreter (in `cwd`), then `check` (Python), then `ok`."""
     return run(
         "import runpy, sys\n"
         f"sys.argv = ['tritoncfg', 'lint', {str(path)!r}]\n"
         "try:\n"
         "    runpy.run_module('tritoncfg', run_name='__main__')\n"
         "except SystemExit:\n"
-        "    pass\n" + check + "print('ok')\n"
+        "    pass\n" + check + "print('ok')\n",
+        cwd,
     )
 
 
@@ -131,3 +137,36 @@ def test_linting_one_config_imports_only_the_lint_run_and_no_typer_or_rich(tmp_p
     )
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stdout + done.stderr
     assert "TC903" in done.stdout  # the config was linted, not refused
+
+
+# what a lint the cache replays whole never imports: the parser, the schema (protobuf), the
+# check context and the lint run (cli/main.py's fast path; tritoncfg.text, tritoncfg.checks
+# and tritoncfg.api load these names on first use)
+NOT_ON_REPLAY = (
+    "google.protobuf", "tritoncfg.schema", "tritoncfg.text.bind", "tritoncfg.text.parser",
+    "tritoncfg.text.tree", "tritoncfg.checks.core.context", "tritoncfg.checks.core.engine",
+    "tritoncfg.checks.parse.text_format", "tritoncfg.complete", "tritoncfg.workspace",
+    "tritoncfg.lintrun", "tritoncfg.lintdriver.routing",
+)  # fmt: skip
+
+
+def test_a_lint_the_cache_replays_imports_no_parser_schema_or_rules(tmp_path: Path) -> None:
+    import time
+
+    from tritoncfg.repository.reuse import SETTLE_NS
+
+    make_model(tmp_path / "repo", "a", 'backend: "onnxruntime"\nmax_batch_size: 8\n')
+    config = tmp_path / "repo" / "a" / "config.pbtxt"
+    time.sleep(SETTLE_NS / 1e9 + 0.1)  # the cache trusts a stamp once it has settled
+    check = (
+        "assert 'tritoncfg.lintcache' in sys.modules  # the lint really ran, with the cache\n"
+        f"loaded = [m for m in {NOT_ON_REPLAY!r} if m in sys.modules]\n"
+    )
+    first = lint_then(config, check + "print('first run loaded', loaded)\n", tmp_path)
+    assert "'tritoncfg.lintrun'" in first.stdout, first.stdout + first.stderr  # linted afresh
+    replayed = lint_then(config, check + "assert not loaded, loaded\n", tmp_path)
+    assert (tmp_path / ".tritoncfg_cache").is_dir()
+    assert replayed.returncode == 0 and replayed.stdout.strip().endswith("ok"), (
+        replayed.stdout + replayed.stderr
+    )
+    assert "TC903" in replayed.stdout  # the replayed findings, rendered with their snippet

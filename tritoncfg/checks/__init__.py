@@ -14,25 +14,34 @@ first used, and a lint run loads only the families of the rules it selected
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import TYPE_CHECKING
 
-from tritoncfg.checks.core.context import Finding, LintOptions
-from tritoncfg.checks.core.index import load_rules
-from tritoncfg.checks.core.registry import Rule
+from tritoncfg.checks.core.options import LintOptions
 
 if TYPE_CHECKING:
+    from tritoncfg.checks.core.context import Finding
     from tritoncfg.checks.core.engine import run_checks
-    from tritoncfg.checks.core.registry import RULES
+    from tritoncfg.checks.core.index import load_rules
+    from tritoncfg.checks.core.registry import RULES, Rule
+
+# loaded on first use: the context, the registry and the engine import the schema (protobuf),
+# which setting up a lint (the options) and replaying a cached one never need
+_HOMES = {
+    "Finding": "core.context",
+    "Rule": "core.registry",
+    "load_rules": "core.index",
+    "run_checks": "core.engine",
+}
 
 
 def __getattr__(name: str) -> object:
     if name == "RULES":
-        return load_rules()
-    if name == "run_checks":
-        from tritoncfg.checks.core.engine import run_checks
-
-        return run_checks
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        return import_module(f"{__name__}.core.index").load_rules()
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{home}"), name)
 
 
 __all__ = ["RULES", "Finding", "LintOptions", "Rule", "load_rules", "run_checks"]

@@ -141,7 +141,7 @@ def _report(request: LintRequest, result: LintResult, out: TextIO, *, relative: 
 
 
 def _renamed(sources: Mapping[str, str], name: Callable[[str], str]) -> Mapping[str, str]:
-    from tritoncfg.lintrun import SourceTexts
+    from tritoncfg.sourcetexts import SourceTexts
 
     if isinstance(sources, SourceTexts):  # cached models' texts stay unread until shown
         return sources.renamed(name)

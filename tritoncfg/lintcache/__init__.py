@@ -17,17 +17,20 @@ import os
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tritoncfg import __version__
 from tritoncfg.diagnostics import Diagnostic
 from tritoncfg.lintcache.codec import DAMAGE, are_strings, decode, digest, encode, load
 from tritoncfg.lintcache.folder import CacheFolder
 from tritoncfg.lintcache.replay import paths_stamps, record_replay, validate
-from tritoncfg.lintrun import LintJob, ModelOutcome, Selected, SourceTexts
 from tritoncfg.repository import ModelDir, Repository, RepositoryError
 from tritoncfg.repository.mentions import Mentions
 from tritoncfg.repository.reuse import SETTLE_NS, ScanReuse, Signature, settled, signature
+from tritoncfg.sourcetexts import SourceTexts
+
+if TYPE_CHECKING:  # the lint run imports the rules: a replayed run needs none of it
+    from tritoncfg.lintrun import LintJob, ModelOutcome, Selected
 
 CACHE_DIRNAME = ".tritoncfg_cache"
 MAX_FILES = 64  # run keys and sets of linted paths kept; the oldest beyond this are removed
@@ -192,6 +195,8 @@ class LintCache:
 
     def lookup(self, selected: Selected) -> ModelOutcome | None:
         """The cached outcome, if the model and every model it depends on are unchanged."""
+        from tritoncfg.lintrun import ModelOutcome
+
         entry = self._recorded("models").get(_entry_name(selected))
         try:
             if entry is None or entry["own"] != self.own(selected.repository, selected.dir.name):

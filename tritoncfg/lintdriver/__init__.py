@@ -13,36 +13,24 @@ import dataclasses
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tritoncfg.checks import LintOptions
-from tritoncfg.checks.core.engine import sort_diagnostics
+from tritoncfg.checks.core.job import LintJob
 from tritoncfg.checks.core.selection import PathFilters, RuleSelection
 from tritoncfg.cloud.url import is_cloud
-from tritoncfg.diagnostics import Diagnostic
 from tritoncfg.gcpause import collector_paused
 from tritoncfg.lintcache import LintCache
 from tritoncfg.lintdriver.result import LintResult
-from tritoncfg.lintdriver.routing import (
-    chosen_models,
-    dependents,
-    repository_findings,
-    route,
-    route_paths,
-)
-from tritoncfg.lintrun import (
-    LintJob,
-    ModelOutcome,
-    Selected,
-    SourceTexts,
-    Unscanned,
-    lint_selected,
-    lint_unscanned,
-    processes,
-    settle,
-)
-from tritoncfg.repository import Repository
-from tritoncfg.repository.discover import RootPlan, plan_many
-from tritoncfg.repository.scan import scan_model
+
+if TYPE_CHECKING:
+    from tritoncfg.diagnostics import Diagnostic
+    from tritoncfg.lintrun import ModelOutcome, Selected, Unscanned
+    from tritoncfg.repository import Repository
+    from tritoncfg.repository.discover import RootPlan
+
+# The rules, the routing and the lint run (lintrun.py, the check context, the schema) are
+# imported by the functions that lint: a run the cache replays whole needs none of them.
 
 
 def lint_paths(
@@ -116,6 +104,16 @@ def _lint(
 def _lint_afresh(
     items: list[Path | str], job: LintJob, jobs: int | None, cache: LintCache | None
 ) -> LintResult:
+    from tritoncfg.lintdriver.routing import (
+        chosen_models,
+        dependents,
+        repository_findings,
+        route,
+    )
+    from tritoncfg.lintrun import Unscanned, lint_selected, processes
+    from tritoncfg.repository.discover import plan_many
+    from tritoncfg.repository.scan import scan_model
+
     options, filters = job.options, job.filters
     plans = plan_many(items, config_name=options.config_name)
     if cache is None and _pools_scans(plans, job):
@@ -161,6 +159,9 @@ def lint_discovered(
     """`lint` of repositories discovered already, their selected models linted in one process,
     with no cache: what `tritoncfg gen ensemble` runs on the repository with the model directory
     it would write (`tritoncfg.gen.planned`), before writing anything."""
+    from tritoncfg.lintdriver.routing import chosen_models, repository_findings, route
+    from tritoncfg.lintrun import lint_selected
+
     job = LintJob(options, tuple(selection.active_codes()), selection, filters, dict(overrides))
     chosen = chosen_models(repositories, filters)
     unrouted, selected = route(repository_findings(repositories, job, chosen), chosen)
@@ -182,6 +183,9 @@ def _lint_scanning(
 ) -> LintResult:
     """`_lint` of whole repositories by a pool that scans as it lints (`lint_unscanned`): the
     same findings, in the same order."""
+    from tritoncfg.lintdriver.routing import repository_findings, route_paths
+    from tritoncfg.lintrun import lint_unscanned, settle
+
     repositories, scanned = lint_unscanned(plans, models, job, count)
     linted = [
         (m, s.outcome, s.config_path)
@@ -205,6 +209,8 @@ def _lint_scanning(
 def _settled(
     job: LintJob, selected: list[Selected], outcomes: list[ModelOutcome]
 ) -> list[ModelOutcome]:
+    from tritoncfg.lintrun import settle
+
     return [settle(o, s.routed, job) for s, o in zip(selected, outcomes, strict=True)]
 
 
@@ -217,6 +223,9 @@ def _result(
 ) -> LintResult:
     """The result of a lint, from the repository findings of no model and each model's
     outcome (`file_paths`: the configs read and parsed)."""
+    from tritoncfg.checks.core.engine import sort_diagnostics
+    from tritoncfg.sourcetexts import SourceTexts
+
     found = [*job.finish(unrouted), *(d for o in done for d in o.diagnostics)]
     sources = SourceTexts()
     for outcome in done:

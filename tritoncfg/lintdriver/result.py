@@ -7,8 +7,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import field
 
 from tritoncfg.diagnostics import Diagnostic, Severity
-from tritoncfg.lintrun import SourceTexts
 from tritoncfg.record import record
+from tritoncfg.sourcetexts import SourceTexts
 
 
 @record(frozen=True)

@@ -4,10 +4,13 @@ byte for byte, comments and layout included."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from tritoncfg.record import record
 from tritoncfg.text.span import Span
-from tritoncfg.text.tree import Field
+
+if TYPE_CHECKING:
+    from tritoncfg.text.tree import Field
 
 
 @record(frozen=True)

@@ -5,10 +5,12 @@ whose gate is shut for a config: on a 2,000-model repository most rules have not
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from tritoncfg.schema import ModelConfig
+if TYPE_CHECKING:  # a gate only reads the config it is given
+    from tritoncfg.schema import ModelConfig
 
-Gate = Callable[[ModelConfig], bool]  # whether a config uses the feature a rule checks
+Gate = Callable[["ModelConfig"], bool]  # whether a config uses the feature a rule checks
 
 
 def sequence_batching(config: ModelConfig) -> bool:

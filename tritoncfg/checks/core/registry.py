@@ -8,19 +8,21 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from tritoncfg.checks.core.context import CheckContext, Finding
 from tritoncfg.checks.core.gates import Gate
 from tritoncfg.checks.core.phase import Phase
 from tritoncfg.checks.core.table import TableError, row_for
 from tritoncfg.diagnostics import Severity
 from tritoncfg.record import record
-from tritoncfg.repository import Repository
-from tritoncfg.workspace import LoadedModel
 
-ModelCheck = Callable[[LoadedModel, CheckContext], Iterable[Finding]]
-RepositoryCheck = Callable[[Repository, CheckContext], Iterable[Finding]]
+if TYPE_CHECKING:  # the check context imports the schema: selecting rules does not need it
+    from tritoncfg.checks.core.context import CheckContext, Finding
+    from tritoncfg.repository import Repository
+    from tritoncfg.workspace import LoadedModel
+
+ModelCheck = Callable[["LoadedModel", "CheckContext"], Iterable["Finding"]]
+RepositoryCheck = Callable[["Repository", "CheckContext"], Iterable["Finding"]]
 
 
 @record(frozen=True)

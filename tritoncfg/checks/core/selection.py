@@ -12,7 +12,7 @@ from typing import Any
 from tritoncfg.checks.core.index import load_rules
 from tritoncfg.checks.core.registry import Rule
 from tritoncfg.checks.core.table import rule_index, table
-from tritoncfg.checks.parse.text_format import CHECKS_SKIPPED, PARSE_ERRORS
+from tritoncfg.checks.parse.codes import CHECKS_SKIPPED_CODE, PARSE_ERRORS
 from tritoncfg.diagnostics import Severity
 from tritoncfg.file_selection import FileSelection
 from tritoncfg.record import record
@@ -20,7 +20,7 @@ from tritoncfg.record import record
 ALL = "ALL"
 # The engine's own note and the parse errors: selection cannot hide a config Triton cannot read,
 # nor why the other checks did not run.
-ALWAYS_ON = frozenset({CHECKS_SKIPPED.code, *PARSE_ERRORS})
+ALWAYS_ON = frozenset({CHECKS_SKIPPED_CODE, *PARSE_ERRORS})
 
 
 class SelectorError(ValueError):
@@ -38,8 +38,6 @@ def _matches(code: str, name: str, selector: str) -> bool:
 
 def check_selectors(selectors: Iterable[str]) -> None:
     """Raise for a selector that names no rule (asks the index: imports no family)."""
-    from tritoncfg.schema.lookup import suggest
-
     index = rule_index()
     for selector in selectors:
         removed = table().get(selector)
@@ -49,6 +47,9 @@ def check_selectors(selectors: Iterable[str]) -> None:
                 + (f"; use {removed.redirect}" if removed.redirect else "")
             )
         if not any(_matches(code, name, selector) for code, (name, _) in index.items()):
+            # only now: schema/ (protobuf) loads with it, which a valid selection never needs
+            from tritoncfg.schema.lookup import suggest
+
             hint = suggest(selector, [*index, *(name for name, _ in index.values())])
             raise SelectorError(
                 f"unknown rule selector {selector!r}"
