@@ -66,9 +66,10 @@ def check_model(model: LoadedModel, ctx: CheckContext, plan: RulePlan) -> list[D
     found: list[Diagnostic] = []
     skipped: list[ModelRule] = []
     # rules whose gate is shut for the config have nothing to find: not called
+    path, name = model.config_path, model.name  # once per model, not per finding
     for rule, findings in plan.run(model, ctx, skipped):
         for finding in findings:
-            found.append(_diagnostic(rule, finding, model.config_path, model.name))
+            found.append(_diagnostic(rule, finding, path, name))
     if skipped:
         found.append(_skipped_note(model, skipped))
     return found

@@ -29,7 +29,7 @@ class RulePlan:
         config that does not parse: `run` then decides per rule)."""
         if config is None:
             return self.rules
-        opened = tuple(gate(config) for gate in self._gates)
+        opened = tuple([gate(config) for gate in self._gates])  # a list: no generator frame
         plan = self._plans.get(opened)
         if plan is None:
             enabled = {gate for gate, is_open in zip(self._gates, opened, strict=True) if is_open}

@@ -32,14 +32,18 @@ def _triton_message(model: LoadedModel, error: TextError | None = None) -> str:
 
 def _errors(model: LoadedModel, kind: ErrorKind) -> Iterator[Finding]:
     config = model.config
-    if config is None:
-        return
+    if config is None or (not config.errors and config.first_omitted is None):
+        return  # most configs: nothing to report, and nothing to work out for it
     # a pbtxt's Triton message is the same for every error, and a file that repeats an error
     # repeats its message: one string each, not one per error (a file may hold 100,000)
     same = None if is_json_path(model.config_path) else _triton_message(model)
     messages: dict[tuple[str, str], str] = {}
     duplicates = None
-    if kind == "duplicate-field" and config.document is not None:
+    if (
+        kind == "duplicate-field"
+        and config.document is not None
+        and any(error.kind == kind for error in config.errors)
+    ):
         duplicates = _Duplicates(config.source, config.document.fields, config.errors)
     for error in config.errors:
         if error.kind != kind:
