@@ -239,3 +239,15 @@ def test_help_lists_the_output_options() -> None:
         "concise",
     ):
         assert option in squeezed, option
+
+
+def test_diff_names_files_as_the_findings_do(project: Path) -> None:
+    """`lint --diff`'s headers are relative to the working directory, as findings and
+    `fmt --diff` show paths; the file is left as it was."""
+    make_model(project / "models", "fixable", FIXABLE, files=PYTHON_MODEL)
+    config = project / "models" / "fixable" / "config.pbtxt"
+    out, _, status = lint(project, "--unsafe-fixes", "--diff")
+    assert status == 1
+    assert "--- models/fixable/config.pbtxt\n+++ models/fixable/config.pbtxt\n" in out, out
+    assert "+instance_group [ { kind: KIND_GPU } ]" in out and str(project) not in out
+    assert config.read_text() == FIXABLE

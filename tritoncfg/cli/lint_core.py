@@ -16,6 +16,7 @@ from tritoncfg.cli.common import (
     EXIT_USAGE,
     fail,
     refuse_cloud,
+    shown_path,
 )
 from tritoncfg.cli.lint_input import check_request, with_environment
 from tritoncfg.cloud.url import is_cloud
@@ -145,8 +146,9 @@ def _apply_fixes(outcome: FixOutcome, *, diff_only: bool, unsafe: bool, silent: 
     for path in outcome.changed:
         if diff_only:
             before, after = outcome.before[path], outcome.after[path]
+            shown = shown_path(path)  # as the findings and `fmt --diff` show it
             sys.stdout.writelines(
-                difflib.unified_diff(before.splitlines(True), after.splitlines(True), path, path)
+                difflib.unified_diff(before.splitlines(True), after.splitlines(True), shown, shown)
             )
         else:
             try:
