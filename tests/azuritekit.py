@@ -11,7 +11,6 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -20,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from cloudkit import free_port
+from cloudkit import free_port, wait_listening
 
 PACKAGE = "azurite@3"
 INSTALL_TIMEOUT = 300.0  # seconds for `npm install`
@@ -112,17 +111,13 @@ def azurite_blob(workdir: Path) -> Iterator[str]:
         stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"Azurite exited ({process.returncode}): {_tail(workdir)}")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail(f"Azurite did not listen within {START_TIMEOUT:g} s")
-                time.sleep(0.1)
+
+        def exited() -> str | None:
+            if process.poll() is None:
+                return None
+            return f"Azurite exited ({process.returncode}): {_tail(workdir)}"
+
+        wait_listening(port, START_TIMEOUT, "Azurite", exited)
         yield f"http://127.0.0.1:{port}/{ACCOUNT}"
     finally:
         process.terminate()

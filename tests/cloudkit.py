@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import socket
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,6 +63,27 @@ def free_port() -> int:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
         return port
+
+
+def wait_listening(
+    port: int,
+    timeout: float,
+    server: str = "the server",
+    exited: Callable[[], str | None] = lambda: None,
+) -> None:
+    """Return once something listens on 127.0.0.1:`port`; fail the test after `timeout`
+    seconds, or at once with `exited()`'s message when it says the server process is gone."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if (why := exited()) is not None:
+            pytest.fail(why)
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                pytest.fail(f"{server} did not listen on 127.0.0.1:{port} within {timeout:g} s")
+            time.sleep(0.1)
 
 
 def write_tree(root: Path, files: dict[str, str]) -> Path:

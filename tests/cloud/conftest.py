@@ -7,28 +7,15 @@ from __future__ import annotations
 
 import socket
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from azuritekit import ACCOUNT, azurite_blob, connection_string
-from cloudkit import Store, free_port, upload_fs
+from cloudkit import Store, free_port, upload_fs, wait_listening
 from s3kit import BUCKET, upload
 
 START_TIMEOUT = 30.0  # seconds for a server to listen
-
-
-def _wait_listening(port: int) -> None:
-    deadline = time.monotonic() + START_TIMEOUT
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            if time.monotonic() > deadline:
-                pytest.fail(f"no server listening on 127.0.0.1:{port} after {START_TIMEOUT:g} s")
-            time.sleep(0.1)
 
 
 @pytest.fixture
@@ -107,7 +94,7 @@ def gcs_server() -> Iterator[str]:
     server = emulator.create_server("127.0.0.1", port, in_memory=True)
     server.start()
     try:
-        _wait_listening(port)
+        wait_listening(port, START_TIMEOUT)
         yield f"http://127.0.0.1:{port}"
     finally:
         server.stop()
