@@ -141,19 +141,15 @@ def test_the_spread_covers_the_run_to_run_variation() -> None:
             )
 
 
-def test_onnx_runtime_points_report_their_windows_spread(tmp_path: Path) -> None:
-    """A real ONNX Runtime session: every point is timed in windows, and its spread and
-    coefficient of variation describe those windows (the figure lies within the spread)."""
+def mlp_model(path: Path, w1: Any, w2: Any) -> Path:
+    """x [N, 4] -> MatMul w1 -> Relu -> MatMul w2 -> y [N, 4] (tens of us a batch), written to
+    `path` with onnx.helper."""
     from probe.probekit import helper, write_model
 
-    from tritoncfg.probe.runners.onnxruntime import OnnxRuntimeRunner
+    def dense(name: str, weights: Any) -> Any:
+        return helper.make_tensor(name, 1, list(weights.shape), weights.ravel())
 
-    rng = np.random.default_rng(0)
-
-    def dense(name: str, rows: int, columns: int) -> Any:
-        return helper.make_tensor(name, 1, [rows, columns], rng.random((rows, columns)).ravel())
-
-    graph = helper.make_graph(  # 4 -> 512 -> 4: tens of us a batch
+    graph = helper.make_graph(
         [
             helper.make_node("MatMul", ["x", "w1"], ["h1"]),
             helper.make_node("Relu", ["h1"], ["a1"]),
@@ -162,9 +158,19 @@ def test_onnx_runtime_points_report_their_windows_spread(tmp_path: Path) -> None
         "mlp",
         [helper.make_tensor_value_info("x", 1, ["N", 4])],
         [helper.make_tensor_value_info("y", 1, ["N", 4])],
-        initializer=[dense("w1", 4, 512), dense("w2", 512, 4)],
+        initializer=[dense("w1", w1), dense("w2", w2)],
     )
-    model = write_model(tmp_path / "model.onnx", graph)
+    written: Path = write_model(path, graph)
+    return written
+
+
+def test_onnx_runtime_points_report_their_windows_spread(tmp_path: Path) -> None:
+    """A real ONNX Runtime session: every point is timed in windows, and its spread and
+    coefficient of variation describe those windows (the figure lies within the spread)."""
+    from tritoncfg.probe.runners.onnxruntime import OnnxRuntimeRunner
+
+    rng = np.random.default_rng(0)
+    model = mlp_model(tmp_path / "model.onnx", rng.random((4, 512)), rng.random((512, 4)))
     settings = ProbeSettings(window_ms=10, timed_runs=3, threads=1)
     runner = OnnxRuntimeRunner(settings)
     runner.load(model, CONFIG)
@@ -187,27 +193,11 @@ def test_on_onnx_runtime_the_spread_covers_another_runs_figure(tmp_path: Path) -
     the way probe times a model's points (`time_in_turn`: one window of each, round after
     round): each run's median at a batch size lies within the spread every other run of it
     reports, widened by the stability tolerance the windows were measured to."""
-    from probe.probekit import helper, write_model
-
     from tritoncfg.probe.execute import Timing, checked, time_in_turn
     from tritoncfg.probe.measure import Windows
     from tritoncfg.probe.runners.onnxruntime import OnnxRuntimeRunner
 
-    graph = helper.make_graph(  # 4 -> 256 -> 4: tens of us a batch
-        [
-            helper.make_node("MatMul", ["x", "w1"], ["h1"]),
-            helper.make_node("Relu", ["h1"], ["a1"]),
-            helper.make_node("MatMul", ["a1", "w2"], ["y"]),
-        ],
-        "mlp",
-        [helper.make_tensor_value_info("x", 1, ["N", 4])],
-        [helper.make_tensor_value_info("y", 1, ["N", 4])],
-        initializer=[
-            helper.make_tensor("w1", 1, [4, 256], [0.01] * 1024),
-            helper.make_tensor("w2", 1, [256, 4], [0.01] * 1024),
-        ],
-    )
-    model = write_model(tmp_path / "model.onnx", graph)
+    model = mlp_model(tmp_path / "model.onnx", np.full((4, 256), 0.01), np.full((256, 4), 0.01))
     settings = ProbeSettings(window_ms=10, timed_runs=3, threads=1)
     runner = OnnxRuntimeRunner(settings)
     runner.load(model, CONFIG)
