@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import sys
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -13,14 +12,10 @@ import typer
 
 from tritoncfg.cli.common import EXIT_FINDINGS, EXIT_OK, existing_paths, fail
 from tritoncfg.cli.verify import EXIT_SERVER
+from tritoncfg.options.choices import TextOrJson
 
 
-class DiffFormat(StrEnum):
-    text = "text"
-    json = "json"
-
-
-def _files(a: Path, b: Path, output_format: DiffFormat) -> int:
+def _files(a: Path, b: Path, output_format: TextOrJson) -> int:
     from tritoncfg.triton.compare import ConfigFileError, read_config_file
     from tritoncfg.triton.render import render_changes
     from tritoncfg.triton.semantic_diff import semantic_diff
@@ -30,7 +25,7 @@ def _files(a: Path, b: Path, output_format: DiffFormat) -> int:
     except ConfigFileError as exc:
         fail(str(exc))
     changes = semantic_diff(old, new)
-    if output_format is DiffFormat.json:
+    if output_format is TextOrJson.json:
         document = {"a": str(a), "b": str(b), "changes": [c.to_json() for c in changes]}
         sys.stdout.write(json.dumps(document, indent=2) + "\n")
     else:
@@ -38,7 +33,7 @@ def _files(a: Path, b: Path, output_format: DiffFormat) -> int:
     return EXIT_FINDINGS if changes else EXIT_OK
 
 
-def _server(url: str, repository: Path, output_format: DiffFormat) -> int:
+def _server(url: str, repository: Path, output_format: TextOrJson) -> int:
     from tritoncfg.api import load
     from tritoncfg.triton.compare import diff_against_server
     from tritoncfg.triton.remote import RemoteError, RemoteServer
@@ -54,7 +49,7 @@ def _server(url: str, repository: Path, output_format: DiffFormat) -> int:
     except RemoteError as exc:
         sys.stderr.write(f"tritoncfg: error: {exc}\n")
         raise typer.Exit(EXIT_SERVER) from None
-    if output_format is DiffFormat.json:
+    if output_format is TextOrJson.json:
         document = {
             "server": url,
             "models": [
@@ -97,8 +92,8 @@ def diff_command(
         ),
     ] = None,
     output_format: Annotated[
-        DiffFormat, typer.Option("--format", "-f", help="Output format.")
-    ] = DiffFormat.text,
+        TextOrJson, typer.Option("--format", "-f", help="Output format.")
+    ] = TextOrJson.text,
 ) -> None:
     """Show what differs between two configs, field by field (`instance_group[0].count: 1 → 2`).
 

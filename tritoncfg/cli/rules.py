@@ -6,30 +6,25 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
-from enum import StrEnum
 from typing import Annotated
 
 import typer
 
 from tritoncfg.cli.common import Color, fail, use_color
 from tritoncfg.cli.help import PlainHelpCommand
-
-
-class RulesFormat(StrEnum):
-    text = "text"
-    json = "json"
+from tritoncfg.options.choices import TextOrJson
 
 
 def rules_command(
     output_format: Annotated[
-        RulesFormat, typer.Option("--format", "-f", help="Output format.")
-    ] = RulesFormat.text,
+        TextOrJson, typer.Option("--format", "-f", help="Output format.")
+    ] = TextOrJson.text,
 ) -> None:
     """List every rule: code, name, severity, Triton phase, fixable, summary."""
     from tritoncfg.checks import RULES
 
     rules = [RULES[code] for code in sorted(RULES)]
-    if output_format is RulesFormat.json:
+    if output_format is TextOrJson.json:
         rows = [
             {
                 "code": r.code,

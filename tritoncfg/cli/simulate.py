@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 
 from tritoncfg.cli.common import fail
+from tritoncfg.options.choices import TextOrJson
 
 if TYPE_CHECKING:
     from tritoncfg.gen.target import Target
@@ -26,11 +27,6 @@ if TYPE_CHECKING:
     from tritoncfg.tune.service import ServiceCurve
 
 MOST_REQUESTS = 10_000_000
-
-
-class OutputFormat(StrEnum):
-    text = "text"
-    json = "json"
 
 
 class ArrivalKind(StrEnum):
@@ -75,7 +71,7 @@ Gpus = Annotated[
     int, typer.Option(min=1, help="GPUs a KIND_GPU group without `gpus` runs its count on.")
 ]
 Seed = Annotated[int, typer.Option(help="Seed of the arrivals and service-time draws.")]
-Format = Annotated[OutputFormat, typer.Option("--format", "-f", help="text or json.")]
+Format = Annotated[TextOrJson, typer.Option("--format", "-f", help="text or json.")]
 
 
 def simulate_command(
@@ -103,7 +99,7 @@ def simulate_command(
     ] = None,
     gpus: Gpus = 1,
     seed: Seed = 0,
-    output_format: Format = OutputFormat.text,
+    output_format: Format = TextOrJson.text,
 ) -> None:
     """Simulate the model's dynamic batcher and instances at a request rate or a trace."""
     from tritoncfg.tune.batcher import SimulationInputError, check_rows, with_overrides
@@ -125,7 +121,7 @@ def simulate_command(
     except SimulationInputError as exc:
         fail(str(exc))
     summary = summarize(simulate(config, curve, load, seed), overhead_ms)
-    if output_format is OutputFormat.json:
+    if output_format is TextOrJson.json:
         shown = {"model": target.name, "config": config.describe(), **summary.as_dict()}
         sys.stdout.write(json.dumps(shown, indent=2) + "\n")
         return

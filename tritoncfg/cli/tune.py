@@ -21,13 +21,13 @@ from tritoncfg.cli.simulate import (
     FromPerf,
     Gpus,
     Model,
-    OutputFormat,
     Overhead,
     Seed,
     ServiceMs,
     model_config,
     service_curve,
 )
+from tritoncfg.options.choices import TextOrJson
 
 if TYPE_CHECKING:
     from tritoncfg.gen.change import Change
@@ -82,7 +82,7 @@ def tune_command(
     ] = 10_000,
     seed: Seed = 0,
     top: Annotated[int, typer.Option(min=1, help="Rows of the ranked table.")] = 10,
-    output_format: Format = OutputFormat.text,
+    output_format: Format = TextOrJson.text,
     write: Annotated[
         bool,
         typer.Option("--write", help="Write the winner into the config (atomic; comments kept)."),
@@ -108,7 +108,7 @@ def tune_command(
     goal = Objective(slo_p99_ms, rate, requests, overhead_ms, seed)
     trials = search(base, curve, space, goal)
     why = why_first(trials, goal)
-    if output_format is OutputFormat.json:
+    if output_format is TextOrJson.json:
         shown = {
             "model": target.name,
             "objective": {"slo_p99_ms": slo_p99_ms, "rate": rate},
@@ -120,7 +120,7 @@ def tune_command(
         sys.stdout.write("\n".join([*_table(trials[:top], goal), f"winner: {why}"]) + "\n")
     if not trials[0].meets:
         fail_status(f"{why}; nothing written" if write else why)
-    if write or output_format is OutputFormat.text:
+    if write or output_format is TextOrJson.text:
         _apply(target, trials[0], gpus, write, setup)
 
 

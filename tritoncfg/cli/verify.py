@@ -5,22 +5,16 @@ from __future__ import annotations
 
 import json
 import sys
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from tritoncfg.cli.common import Color, existing_paths, fail, use_color
-from tritoncfg.options.choices import TritonMode
+from tritoncfg.options.choices import TextOrJson, TritonMode
 
 EXIT_SERVER = 3  # no server could be found, started or reached
 EXIT_INTERRUPTED = 130
-
-
-class VerifyFormat(StrEnum):
-    text = "text"
-    json = "json"
 
 
 def _server_failure(message: str) -> None:
@@ -95,8 +89,8 @@ def verify_command(
         typer.Option(help="Triton's --rate-limit-resource NAME:COUNT[:DEVICE], for both."),
     ] = None,
     output_format: Annotated[
-        VerifyFormat, typer.Option("--format", "-f", help="Output format.")
-    ] = VerifyFormat.text,
+        TextOrJson, typer.Option("--format", "-f", help="Output format.")
+    ] = TextOrJson.text,
     startup_timeout: Annotated[
         float, typer.Option(help="Seconds to wait for the server to come up.")
     ] = 60.0,
@@ -156,7 +150,7 @@ def verify_command(
         raise typer.Exit(EXIT_INTERRUPTED) from None
     from tritoncfg.triton.render import render_verify_text, verify_json
 
-    if output_format is VerifyFormat.json:
+    if output_format is TextOrJson.json:
         sys.stdout.write(json.dumps(verify_json(report), indent=2) + "\n")
     else:
         render_verify_text(sys.stdout, report, color=use_color(color, sys.stdout))

@@ -1,4 +1,5 @@
-"""The enumerated option values several commands share (lint, complete, verify, gen, tune)."""
+"""The enumerated option values several commands share (lint, complete, verify, gen, tune,
+and the `--format text|json` of verify, diff, rules, simulate, tune and version)."""
 
 from __future__ import annotations
 
@@ -24,3 +25,10 @@ class RateLimit(StrEnum):
 
     off = "off"
     execution_count = "execution_count"
+
+
+class TextOrJson(StrEnum):
+    """`--format` of the commands that print text or one JSON document."""
+
+    text = "text"
+    json = "json"
