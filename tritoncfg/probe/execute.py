@@ -29,7 +29,7 @@ from tritoncfg.probe.contract import (
     TestPoint,
 )
 from tritoncfg.probe.flow import Flow
-from tritoncfg.probe.measure import Windows
+from tritoncfg.probe.measure import DIGITS, Windows, window
 from tritoncfg.probe.plan import ModelPlan
 from tritoncfg.probe.results import UNTIMED, work
 from tritoncfg.record import record
@@ -189,8 +189,6 @@ def time_in_turn(
     the machine's time: a change in its speed (other work, a frequency step) reaches every batch
     size alike and shows in each one's spread, instead of bending the curve between two of them
     or escaping the points that stopped before it."""
-    from tritoncfg.probe.measure import window
-
     pending = [t for t in waiting if t.result.status == "OK"]
     for timing in waiting:
         if timing.result.status != "OK":
@@ -280,8 +278,6 @@ def checked(
 
 
 def _fill(result: PointResult, windows: Windows) -> None:
-    from tritoncfg.probe.measure import DIGITS
-
     found = windows.measurement()
     result.latency_ms = found.latency_ms
     rate = found.throughput
