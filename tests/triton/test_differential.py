@@ -31,11 +31,12 @@ from triton_cases import Case, all_cases, sample
 
 from tritoncfg.api import lint, load
 from tritoncfg.checks import LintOptions
+from tritoncfg.diagnostics import Diagnostic
 from tritoncfg.triton.completion import expected_config
-from tritoncfg.triton.load import ServerDied
+from tritoncfg.triton.load import ServerDied, TritonError
 from tritoncfg.triton.remote import config_from_json
 from tritoncfg.triton.semantic_diff import Change, semantic_diff
-from tritoncfg.triton.verdict import ModelVerdict
+from tritoncfg.triton.verdict import ModelVerdict, errors_by_model, triton_checked
 from tritoncfg.triton.verify import check_models
 from tritoncfg.workspace import LoadedModel
 
@@ -98,7 +99,8 @@ def _version_difference(verdict: ModelVerdict) -> str | None:
     return None
 
 
-def run_case(shared: SharedServer, case: Case) -> CaseResult:
+def _lint_case(shared: SharedServer, case: Case) -> tuple[list[LoadedModel], list[Diagnostic]]:
+    """Lay the case out in the (emptied) repository and lint it as the server would load it."""
     shared.clear()
     targets = case.build(shared.repository)
     options = LintOptions(
@@ -109,6 +111,11 @@ def run_case(shared: SharedServer, case: Case) -> CaseResult:
     )
     diagnostics = lint(shared.repository, options).diagnostics
     models = [m for m in load(shared.repository).models if m.name in targets]
+    return models, diagnostics
+
+
+def run_case(shared: SharedServer, case: Case) -> CaseResult:
+    models, diagnostics = _lint_case(shared, case)
     result = CaseResult(case, [])
 
     def compare_config(model: LoadedModel) -> None:
@@ -121,10 +128,38 @@ def run_case(shared: SharedServer, case: Case) -> CaseResult:
     return result
 
 
+def crashed_case(shared: SharedServer, case: Case, log: list[str]) -> CaseResult | None:
+    """The verdicts of a case whose load killed tritonserver twice: Triton serves none of its
+    models, which agrees with tritoncfg where lint reports a Triton-checked error for each one
+    (seen in CI: Triton 2.51 crashed with SIGSEGV while failing TC710's warmup of batch 16 > 8 on
+    a python model, and loaded the same case cleanly in every run since). None when lint passes
+    a model: a crash on a config tritoncfg accepts is worth failing on (and reporting to Triton)."""
+    models, diagnostics = _lint_case(shared, case)
+    findings = errors_by_model(diagnostics, models)
+    if not models or not all(any(map(triton_checked, findings[m.name])) for m in models):
+        return None
+    crash = TritonError("LOAD", "tritonserver crashed while loading the model (twice)")
+    verdicts = [
+        ModelVerdict(
+            model=m.name,
+            config_path=str(m.config_path),
+            triton_state="REJECTED",
+            triton_errors=(crash,),
+            tritoncfg_errors=[d for d in findings[m.name] if triton_checked(d)],
+            agree=True,
+            note="the server crashed: Triton's bug, but the model is refused all the same",
+        )
+        for m in models
+    ]
+    shown = " | ".join(line for line in log[-5:] if line.strip())
+    return CaseResult(case, verdicts, problems=[f"the server died twice; its log ended: {shown}"])
+
+
 def run_case_surviving(shared: SharedServer, case: Case) -> CaseResult:
-    """run_case, with one fresh server and one retry when the server dies under a case (a
-    crash seen once in CI, not reproduced since); a second death on the same case fails the test
-    with what the server logged last, since that is a crash worth reporting to Triton."""
+    """run_case, with one fresh server and one retry when the server dies under a case (crashes
+    seen in CI, not reproduced since). A second death on the same case counts as Triton refusing
+    its models (crashed_case); when lint passes one of them, the test fails with what the server
+    logged last, since that is a crash on a config tritoncfg calls loadable."""
     try:
         return run_case(shared, case)
     except ServerDied as died:
@@ -133,8 +168,12 @@ def run_case_surviving(shared: SharedServer, case: Case) -> CaseResult:
             result = run_case(shared, case)
         except ServerDied:
             again = shared.restart()
+            crashed = crashed_case(shared, case, again)
+            if crashed is not None:
+                return crashed
             pytest.fail(
-                f"tritonserver died twice on {case.case_id} ({died}); its log ended, first:\n"
+                f"tritonserver died twice on {case.case_id} ({died}), a case tritoncfg passes; "
+                "its log ended, first:\n"
                 + "\n".join(tail)
                 + "\nand the second time:\n"
                 + "\n".join(again)
@@ -243,3 +282,21 @@ def test_a_server_that_dies_under_a_case_is_replaced_and_the_case_retried(
     assert triton_server.server.alive
     assert [p for p in result.problems if p.startswith("the server died once")], result.problems
     assert result.verdicts and all(v.agree for v in result.verdicts if v.verified), result.verdicts
+
+
+def test_a_case_that_crashes_the_server_twice_agrees_only_where_lint_reports_an_error(
+    triton_server: SharedServer,
+) -> None:
+    require_corpus()
+    cases = {c.case_id: c for c in all_cases()}
+    refused = crashed_case(triton_server, cases["TC710-example-0"], ["Signal (11) received."])
+    assert refused is not None
+    assert [(v.model, v.triton_state, v.agree) for v in refused.verdicts] == [
+        ("m", "REJECTED", True)
+    ]
+    assert [d.code for d in refused.verdicts[0].tritoncfg_errors] == ["TC710"]
+    assert refused.problems == ["the server died twice; its log ended: Signal (11) received."]
+    # the fixed config lints clean (so lint ran on it): a crash there is the test's failure
+    models, diagnostics = _lint_case(triton_server, cases["TC710-fix-0"])
+    assert [m.name for m in models] == ["m"] and not any(map(triton_checked, diagnostics))
+    assert crashed_case(triton_server, cases["TC710-fix-0"], []) is None
