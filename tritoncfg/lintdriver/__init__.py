@@ -118,7 +118,7 @@ def _lint_afresh(
     plans = plan_many(items, config_name=options.config_name)
     if cache is None and _pools_scans(plans, job):
         models = [
-            Unscanned(i, pick, not filters.excluded(plan.path(pick)))
+            Unscanned(i, pick, not filters.excluded(plan.path_text(pick)))
             for i, plan in enumerate(plans)
             for pick in plan.picks
         ]
@@ -192,8 +192,12 @@ def _lint_scanning(
         for m, s in zip(models, scanned, strict=True)
         if s.outcome is not None
     ]
-    paths = [plans[m.plan].path(m.pick) for m, _, _ in linted]
-    unrouted, routed = route_paths(repository_findings(repositories, job, []), paths)
+    found = repository_findings(repositories, job, [])
+    unrouted: list[Diagnostic] = []
+    routed: list[tuple[Diagnostic, ...]] = [()] * len(linted)
+    if found:  # most repositories have none: no Path per model then
+        paths = [plans[m.plan].path(m.pick) for m, _, _ in linted]
+        unrouted, routed = route_paths(found, paths)
     done = [
         settle(outcome, found, job) for (_, outcome, _), found in zip(linted, routed, strict=True)
     ]

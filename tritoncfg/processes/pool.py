@@ -127,7 +127,7 @@ class _Crew(Generic[T]):
             for slot, worker in enumerate(self.workers):
                 if worker.task is None or not ready & {worker.pipe, worker.process.sentinel}:
                     continue
-                if not self._collect(worker, results):
+                if not self._collect(slot, results, todo):
                     lost += self._replace(slot, todo)
 
     def _give(self, slot: int, task: tuple[int, int, bool]) -> None:
@@ -139,22 +139,32 @@ class _Crew(Generic[T]):
         with suppress(OSError):  # a worker dead since: seen by its sentinel
             worker.pipe.send(task[:2])
 
-    def _collect(self, worker: _Worker, results: list[T | None]) -> bool:
-        """Take the worker's results; False when it died instead."""
+    def _collect(
+        self, slot: int, results: list[T | None], todo: deque[tuple[int, int, bool]]
+    ) -> bool:
+        """Take the worker's results; False when it died instead. The worker gets its next
+        chunk as soon as its answer is read, before the parent unpickles it: the parent is the
+        one serial part of a pool, and a worker should not wait on it."""
+        from multiprocessing.reduction import ForkingPickler
+
+        worker = self.workers[slot]
         assert worker.task is not None
         try:
             if not worker.pipe.poll():
                 return False  # its sentinel, and nothing sent
-            ok, value = worker.pipe.recv()
+            answer = worker.pipe.recv_bytes()
         except (EOFError, OSError):
             return False
+        first, end, _ = worker.task
+        worker.task = None
+        if todo:
+            self._give(slot, todo.popleft())
+        ok, value = ForkingPickler.loads(answer)
         if not ok:
             raise WorkerError(value)
-        first, end, _ = worker.task
         if len(value) != end - first:
             raise WorkerError(f"{len(value)} results for the {end - first} items {first}-{end}")
         results[first:end] = value
-        worker.task = None
         return True
 
     def _replace(self, slot: int, todo: deque[tuple[int, int, bool]]) -> list[Lost]:

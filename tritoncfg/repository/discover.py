@@ -156,6 +156,11 @@ class RootPlan:
     def path(self, pick: Pick) -> Path:
         return self.root / pick.name
 
+    def path_text(self, pick: Pick) -> str:
+        """`path(pick)` as text, without a Path per model (the parent of a pooled lint of
+        20,000 models joins each once before it forks)."""
+        return os.path.join(self.root, pick.name)
+
     def scan(
         self, pick: Pick, scan_one: ScanModel = scan_model
     ) -> tuple[ModelDir, tuple[LayoutIssue, ...]]:

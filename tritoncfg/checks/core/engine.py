@@ -75,10 +75,14 @@ def check_model(model: LoadedModel, ctx: CheckContext, plan: RulePlan) -> list[D
     return found
 
 
+_SKIPPED_CODE = CHECKS_SKIPPED.code
+
+
 def report_order(d: Diagnostic) -> tuple[object, ...]:
     """The sort key of a report: by file and position; the skipped-checks note closes its
     file's list."""
-    return (d.sort_key[0], d.code == CHECKS_SKIPPED.code, d.sort_key)
+    span = d.span  # `sort_key` spread out: one tuple per finding, not two
+    return (d.path, d.code == _SKIPPED_CODE, span.line, span.column, d.code)
 
 
 def sort_diagnostics(found: Iterable[Diagnostic]) -> list[Diagnostic]:
