@@ -11,13 +11,16 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tritoncfg.confined import read_regular
 from tritoncfg.record import record
 from tritoncfg.repository import ModelDir, Repository, RepositoryError, discover_many
 from tritoncfg.repository.mentions import Known, Mentions, file_stamp, strings_written
 from tritoncfg.repository.model import CONFIG_FILENAME, is_json_path
-from tritoncfg.text import ParsedConfig, parse
+
+if TYPE_CHECKING:
+    from tritoncfg.text import ParsedConfig
 
 
 @record
@@ -54,6 +57,8 @@ def load_model(
 
         loaded.config = parse_json(text, str(model.config_path))
     else:
+        from tritoncfg.text import parse  # the schema: imported once a config is parsed
+
         loaded.config = parse(text, str(model.config_path))
     return loaded
 

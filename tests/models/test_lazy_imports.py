@@ -170,3 +170,44 @@ def test_a_lint_the_cache_replays_imports_no_parser_schema_or_rules(tmp_path: Pa
         replayed.stdout + replayed.stderr
     )
     assert "TC903" in replayed.stdout  # the replayed findings, rendered with their snippet
+
+
+# what a lint of one config in a larger repository (pre-commit) never imports when the cache has
+# that model: it looks for the ensembles that run it and routes the repository rules' findings
+# (tritoncfg.lintdriver.routing), but parses no config
+NOT_WHEN_CACHED = (
+    "google.protobuf", "tritoncfg.schema", "tritoncfg.text.bind", "tritoncfg.text.parser",
+    "tritoncfg.complete", "tritoncfg.models.io",
+)  # fmt: skip
+
+
+def test_a_cached_model_in_a_larger_repository_is_linted_without_the_schema(
+    tmp_path: Path,
+) -> None:
+    import time
+
+    from tritoncfg.repository.reuse import SETTLE_NS
+
+    make_model(tmp_path / "repo", "a", 'backend: "onnxruntime"\nmax_batch_size: 8\n')
+    make_model(tmp_path / "repo", "b", 'backend: "onnxruntime"\n')
+    make_model(
+        tmp_path / "repo",
+        "pipeline",  # an ensemble that does not run `a`: its strings show it, it is not parsed
+        'platform: "ensemble"\nensemble_scheduling { step [ { model_name: "b" '
+        'model_version: -1 input_map { key: "x" value: "x" } output_map { key: "y" value: "y" } '
+        "} ] }\n",
+    )
+    config = tmp_path / "repo" / "a" / "config.pbtxt"
+    time.sleep(SETTLE_NS / 1e9 + 0.1)  # the cache trusts a stamp once it has settled
+    check = (
+        "assert 'tritoncfg.lintdriver.routing' in sys.modules  # model by model, with the cache\n"
+        f"loaded = [m for m in {NOT_WHEN_CACHED!r} if m in sys.modules]\n"
+    )
+    first = lint_then(config, check + "print('first run loaded', loaded)\n", tmp_path)
+    assert "'google.protobuf'" in first.stdout, first.stdout + first.stderr  # parsed afresh
+    cached = lint_then(config, check + "assert not loaded, loaded\n", tmp_path)
+    assert cached.returncode == 0 and cached.stdout.strip().endswith("ok"), (
+        cached.stdout + cached.stderr
+    )
+    assert "a/config.pbtxt" in cached.stdout and "TC903" in cached.stdout  # a's findings
+    assert "pipeline" not in cached.stdout  # the ensemble is not linted with it

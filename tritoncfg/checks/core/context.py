@@ -5,19 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import field
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from tritoncfg.checks.core.options import LintOptions as LintOptions
 from tritoncfg.checks.core.options import ModelFiles as ModelFiles
 from tritoncfg.checks.core.options import TritonMode as TritonMode
 from tritoncfg.checks.core.phase import Phase
-from tritoncfg.complete import Completion, complete_core
 from tritoncfg.diagnostics import Fix, Severity
-from tritoncfg.models import ModelIO, Unknowable
 from tritoncfg.record import record
-from tritoncfg.schema import ModelConfig
 from tritoncfg.text.span import FILE_START, Span
 from tritoncfg.workspace import LoadedModel, Workspace
+
+if TYPE_CHECKING:  # imported when a model is checked: repository rules and routing need neither
+    from tritoncfg.complete import Completion
+    from tritoncfg.models import ModelIO, Unknowable
+    from tritoncfg.schema import ModelConfig
 
 _T = TypeVar("_T")
 
@@ -113,6 +115,8 @@ class CheckContext:
         completion = self._completions.get(key)
         if completion is None:
             message = model.config.message if model.config is not None else None
+            from tritoncfg.complete import complete_core  # the schema, when a model is checked
+
             completion = self._completions[key] = complete_core(message, model.dir)
         self._last_model, self._last_completion = model, completion
         return completion

@@ -8,7 +8,7 @@ from tritoncfg.checks.core.context import CheckContext, Finding, LintOptions
 from tritoncfg.checks.core.index import load_rules
 from tritoncfg.checks.core.plan import RulePlan
 from tritoncfg.checks.core.registry import ModelRule, RepositoryRule, Rule
-from tritoncfg.checks.parse.text_format import CHECKS_SKIPPED
+from tritoncfg.checks.parse.codes import CHECKS_SKIPPED_CODE
 from tritoncfg.diagnostics import Diagnostic, TritonVerdict
 from tritoncfg.text.span import FILE_START
 from tritoncfg.workspace import LoadedModel, Workspace
@@ -34,6 +34,8 @@ def _diagnostic(rule: Rule, finding: Finding, path: str, model: str | None) -> D
 
 
 def _skipped_note(model: LoadedModel, skipped: list[ModelRule]) -> Diagnostic:
+    from tritoncfg.checks.parse.text_format import CHECKS_SKIPPED  # the text layer, lazily
+
     note = CHECKS_SKIPPED
     return Diagnostic(
         code=note.code,
@@ -75,14 +77,11 @@ def check_model(model: LoadedModel, ctx: CheckContext, plan: RulePlan) -> list[D
     return found
 
 
-_SKIPPED_CODE = CHECKS_SKIPPED.code
-
-
 def report_order(d: Diagnostic) -> tuple[object, ...]:
     """The sort key of a report: by file and position; the skipped-checks note closes its
     file's list."""
     span = d.span  # `sort_key` spread out: one tuple per finding, not two
-    return (d.path, d.code == _SKIPPED_CODE, span.line, span.column, d.code)
+    return (d.path, d.code == CHECKS_SKIPPED_CODE, span.line, span.column, d.code)
 
 
 def sort_diagnostics(found: Iterable[Diagnostic]) -> list[Diagnostic]:

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from functools import partial
+from typing import TYPE_CHECKING
 
 from tritoncfg.checks.core.context import CheckContext, Finding, checkable
 from tritoncfg.checks.core.index import load_rules
 from tritoncfg.checks.core.phase import Phase
 from tritoncfg.checks.core.registry import ModelRule, Rule
-from tritoncfg.schema import ModelConfig
 from tritoncfg.workspace import LoadedModel
+
+if TYPE_CHECKING:
+    from tritoncfg.schema import ModelConfig
 
 
 class RulePlan:

@@ -13,9 +13,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import field
 from pathlib import Path
 
+from tritoncfg.checks.core.phase import Phase
 from tritoncfg.checks.core.registry import Rule, emitted_rule
 from tritoncfg.checks.core.table import rule_index, table
-from tritoncfg.checks.parse.text_format import PARSE_ERRORS, PHASE
+from tritoncfg.checks.parse.codes import PARSE_ERRORS
 from tritoncfg.diagnostics import Diagnostic, Severity
 from tritoncfg.record import record
 from tritoncfg.text.span import Span
@@ -174,7 +175,7 @@ UNUSED = emitted_rule(
     "UNUSED",
     severity=Severity.WARNING,
     summary="A `# tritoncfg: noqa` comment that suppresses nothing.",
-    phase=PHASE,
+    phase=Phase.PARSE,
     doc="""
     ## What it does
     Reports a suppression comment (`# tritoncfg: noqa`, `# tritoncfg: noqa TC203`,
@@ -207,7 +208,7 @@ UNKNOWN = emitted_rule(
     "UNKNOWN",
     severity=Severity.WARNING,
     summary="A `# tritoncfg: noqa` comment names a code that is not a tritoncfg rule.",
-    phase=PHASE,
+    phase=Phase.PARSE,
     doc="""
     ## What it does
     Reports codes in suppression comments that no rule has (a typo, or a rule that was removed).

@@ -12,21 +12,23 @@ silence does not promise that the model fits."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from tritoncfg.checks.core.context import CheckContext, Finding, at, checkable
 from tritoncfg.checks.core.phase import Phase
 from tritoncfg.checks.core.registry import model_rule, repository_rule
-from tritoncfg.checks.instance_groups.groups import groups_of
-from tritoncfg.complete.instance_groups import KIND_GPU, NormalizedGroup
 from tritoncfg.diagnostics import Severity
-from tritoncfg.models import ModelIO
-from tritoncfg.models.locate import backend_format, loaded_version
 from tritoncfg.record import record
 from tritoncfg.repository import Repository
-from tritoncfg.schema import ModelConfig
 from tritoncfg.units import format_size
 from tritoncfg.workspace import LoadedModel
+
+if TYPE_CHECKING:
+    from tritoncfg.complete.instance_groups import NormalizedGroup
+    from tritoncfg.schema import ModelConfig
+
+# The module also declares TC916, a repository rule, which every lint imports to run: what
+# only the model rules need (the schema, the completion, model-file readers) is imported by them.
 
 PHASE = Phase.BEST_PRACTICE
 WEIGHTS_PER_INSTANCE = frozenset({"onnxruntime", "pytorch"})
@@ -47,6 +49,8 @@ def _engine_per_instance(model: LoadedModel, ctx: CheckContext) -> bool:
     """Whether each TensorRT instance deserializes its own engine: only when the engine has a
     dynamic dimension, which only the plan says (read where TensorRT runs). Without it one shared
     engine is counted, the lower bound."""
+    from tritoncfg.models import ModelIO
+
     described = ctx.model_io(model)
     if not isinstance(described, ModelIO):
         return False
@@ -58,6 +62,8 @@ def _engine_per_instance(model: LoadedModel, ctx: CheckContext) -> bool:
 
 def weight_bytes(model: LoadedModel, config: ModelConfig) -> int | None:
     """Bytes of the regular files in the version directory Triton loads; None without any."""
+    from tritoncfg.models.locate import loaded_version
+
     version = loaded_version(model.dir, config)
     if version is None:
         return None
@@ -76,6 +82,8 @@ def on_each_gpu(placed: dict[int, list[_T]], everywhere: list[_T]) -> list[tuple
 
 def gpu_loads(groups: list[NormalizedGroup], shared_engine: bool) -> list[GpuLoad]:
     """Copies of the weights per GPU for the KIND_GPU groups (count instances on each GPU)."""
+    from tritoncfg.complete.instance_groups import KIND_GPU
+
     placed: dict[int, list[NormalizedGroup]] = {}
     everywhere: list[NormalizedGroup] = []
     for group in groups:
@@ -170,6 +178,9 @@ def model_gpu_loads(
 ) -> tuple[int, bool, list[GpuLoad]] | None:
     """(weight bytes, whether the instances of a GPU share them, the load per GPU) of a model
     whose weights are its files; None for other backends or without model files."""
+    from tritoncfg.checks.instance_groups.groups import groups_of
+    from tritoncfg.models.locate import backend_format
+
     config = ctx.config(model)
     kind = backend_format(config)
     if kind not in WEIGHTS_PER_INSTANCE and kind != "tensorrt":
