@@ -315,3 +315,27 @@ def test_changed_code_does_not_replay_what_older_code_found(tmp_path: Path) -> N
     assert code_stamp(package) != before
     job = LintJob(LintOptions(), ("TC001",), RuleSelection(), PathFilters())
     assert code_stamp(PACKAGE) in run_key(job)
+
+
+def test_a_library_removed_from_the_backend_dir_is_not_replayed_as_found(tmp_path: Path) -> None:
+    """Only the folder of a backend stays: a cached run would say its library is installed."""
+    backends = tmp_path / "backends"
+    library = backends / "onnxruntime" / "libtriton_onnxruntime.so"
+    library.parent.mkdir(parents=True)
+    library.write_bytes(b"\x7fELF")
+    agents = tmp_path / "repoagents"
+    agents.mkdir()
+    root = tmp_path / "repo"
+    for name in ("a", "b"):
+        (root / name / "1").mkdir(parents=True)
+        (root / name / "config.pbtxt").write_text('backend: "onnxruntime"\n', encoding="utf-8")
+    options = LintOptions(backend_dir=backends)
+    first = lint(root, options, cache_dir=_cache(tmp_path))
+    assert first.files == 2 and not [d for d in first.diagnostics if d.code == "TC120"]
+    assert lint(root, options, cache_dir=_cache(tmp_path)).relinted == []  # replayed
+    library.unlink()
+    after = lint(root, options, cache_dir=_cache(tmp_path))
+    assert len(after.relinted) == 2
+    assert [d.code for d in after.diagnostics if d.code == "TC120"] == ["TC120"] * 2
+    (agents / "libtritonrepoagent_checksum.so").write_bytes(b"")  # beside it: TC124's folder
+    assert len(lint(root, options, cache_dir=_cache(tmp_path)).relinted) == 2

@@ -40,12 +40,35 @@ FORMAT = 2  # the layout of the cache files
 
 def run_key(job: LintJob) -> str:
     backend = job.options.backend_dir
-    installed = sorted(os.listdir(backend)) if backend is not None and backend.is_dir() else []
+    installed = [] if backend is None else [*installed_names(backend), "|"]
+    if backend is not None:  # the repository agents beside it (TC124)
+        installed += installed_names(backend.parent / "repoagents")
     text = repr(
         (FORMAT, __version__, code_stamp(PACKAGE), job.options, sorted(job.codes),
          job.selection, job.filters)
     )  # fmt: skip
     return f"{text}{installed}"
+
+
+INSTALLED_DEPTH = 3  # <backend-dir>/<backend>/<runtime>, and a runtime one folder below that
+
+
+def installed_names(folder: Path) -> list[str]:
+    """What the backend rules may look up under `folder` (--backend-dir): each path below it, down
+    to INSTALLED_DEPTH levels (links not followed), in order. A library removed from
+    `<backend-dir>/onnxruntime/` while the folder stays must change the run's key: a replayed run
+    would otherwise pass a model whose backend Triton no longer finds (TC120)."""
+    found = []
+    top = str(folder)
+    for current, subfolders, files in os.walk(folder):
+        relative = os.path.relpath(current, top)
+        depth = 0 if relative == "." else relative.count(os.sep) + 1
+        if depth >= INSTALLED_DEPTH:
+            subfolders[:] = []
+        subfolders.sort()
+        prefix = "" if relative == "." else relative + "/"
+        found += [prefix + name for name in sorted([*subfolders, *files])]
+    return found
 
 
 PACKAGE = Path(__file__).resolve().parent.parent  # tritoncfg's own files
