@@ -113,6 +113,10 @@ class _Crew(Generic[T]):
         return _Worker(process, mine)
 
     def run(self, todo: deque[tuple[int, int, bool]], results: list[T | None]) -> list[Lost]:
+        """The chunks of `todo` run; `results` filled in. Every answer that is ready is read
+        (and its worker given its next chunk) before any is unpickled: the parent is the one
+        serial part of a pool, and a worker should neither idle nor block on a full pipe while
+        the parent unpickles another's answer."""
         from multiprocessing.connection import wait
 
         lost: list[Lost] = []
@@ -124,11 +128,20 @@ class _Crew(Generic[T]):
             if not busy:
                 return lost
             ready = set(wait([o for w in busy for o in (w.pipe, w.process.sentinel)]))
+            answers: list[tuple[tuple[int, int, bool], bytes]] = []
             for slot, worker in enumerate(self.workers):
                 if worker.task is None or not ready & {worker.pipe, worker.process.sentinel}:
                     continue
-                if not self._collect(slot, results, todo):
+                answer = self._receive(worker)
+                if answer is None:
                     lost += self._replace(slot, todo)
+                    continue
+                answers.append((worker.task, answer))
+                worker.task = None
+                if todo:
+                    self._give(slot, todo.popleft())
+            for task, answer in answers:
+                _accept(task, answer, results)
 
     def _give(self, slot: int, task: tuple[int, int, bool]) -> None:
         worker = self.workers[slot]
@@ -139,33 +152,15 @@ class _Crew(Generic[T]):
         with suppress(OSError):  # a worker dead since: seen by its sentinel
             worker.pipe.send(task[:2])
 
-    def _collect(
-        self, slot: int, results: list[T | None], todo: deque[tuple[int, int, bool]]
-    ) -> bool:
-        """Take the worker's results; False when it died instead. The worker gets its next
-        chunk as soon as its answer is read, before the parent unpickles it: the parent is the
-        one serial part of a pool, and a worker should not wait on it."""
-        from multiprocessing.reduction import ForkingPickler
-
-        worker = self.workers[slot]
-        assert worker.task is not None
+    @staticmethod
+    def _receive(worker: _Worker) -> bytes | None:
+        """The worker's answer, unread; None when it died instead."""
         try:
             if not worker.pipe.poll():
-                return False  # its sentinel, and nothing sent
-            answer = worker.pipe.recv_bytes()
+                return None  # its sentinel, and nothing sent
+            return worker.pipe.recv_bytes()
         except (EOFError, OSError):
-            return False
-        first, end, _ = worker.task
-        worker.task = None
-        if todo:
-            self._give(slot, todo.popleft())
-        ok, value = ForkingPickler.loads(answer)
-        if not ok:
-            raise WorkerError(value)
-        if len(value) != end - first:
-            raise WorkerError(f"{len(value)} results for the {end - first} items {first}-{end}")
-        results[first:end] = value
-        return True
+            return None
 
     def _replace(self, slot: int, todo: deque[tuple[int, int, bool]]) -> list[Lost]:
         """A worker died: its chunk's other items run again, the item it held once more alone
@@ -198,6 +193,19 @@ class _Crew(Generic[T]):
             if worker.process.is_alive():
                 worker.process.kill()
                 worker.process.join()
+
+
+def _accept(task: tuple[int, int, bool], answer: bytes, results: list[Any]) -> None:
+    """A worker's answer to `task`, unpickled into `results` (its traceback raised)."""
+    from multiprocessing.reduction import ForkingPickler
+
+    first, end, _ = task
+    ok, value = ForkingPickler.loads(answer)
+    if not ok:
+        raise WorkerError(value)
+    if len(value) != end - first:
+        raise WorkerError(f"{len(value)} results for the {end - first} items {first}-{end}")
+    results[first:end] = value
 
 
 def _serve(
