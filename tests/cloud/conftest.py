@@ -47,9 +47,11 @@ def s3_server() -> Iterator[str]:
     """`http://127.0.0.1:<port>`, an S3 endpoint that lives for the module."""
     pytest.importorskip("s3fs", reason="s3fs (dev extra) is needed to read s3:// repositories")
     moto_server = pytest.importorskip("moto.server", reason="moto[server] (dev extra) is needed")
-    port = free_port()
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    # port 0: the server binds a free port itself (a port picked before could be taken by then,
+    # and `start` would wait forever for a server that failed to bind)
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
+    _, port = server.get_host_and_port()
     try:
         yield f"http://127.0.0.1:{port}"
     finally:

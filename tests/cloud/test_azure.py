@@ -153,7 +153,8 @@ def test_a_frozen_endpoint_ends_lint_with_the_url(
 
     result = run("lint", url, timeout=LIMIT)
 
-    assert time.monotonic() - started < 30, result.stderr
+    # 11 s here (13 s under four busy loops); the SDK's own retries wait 15 + 18 + 24 s
+    assert time.monotonic() - started < 50, result.stderr
     assert result.returncode == 2, result.stderr
     (line,) = result.stderr.splitlines()
     assert line.startswith(f"tritoncfg: error: {url}: cannot list the repository: no answer ")

@@ -4,6 +4,7 @@ its model, the other models still run, and probe itself never crashes."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -68,13 +69,21 @@ def test_a_runtime_that_aborts_is_a_fail_row_and_the_next_model_still_runs(twins
 
 
 def test_a_model_past_its_timeout_fails_at_the_running_point(twins: Path) -> None:
+    # --timeout counts from the worker's start: it must outlast the start and the points'
+    # checks (a second here; 5 s under four busy loops), so it is four times what a whole probe
+    # of the model takes on this machine now, and at least 6 s
     started = time.monotonic()
-    done = probe(str(twins / "healthy"), "-f", "json", "--runs", "100000000", "--timeout", "6")
-    assert time.monotonic() - started < 60
+    assert probe(str(twins / "healthy"), "-f", "json", *FAST).returncode == 0
+    timeout = max(6, math.ceil(4 * (time.monotonic() - started)))
+    started = time.monotonic()
+    done = probe(
+        str(twins / "healthy"), "-f", "json", "--runs", "100000000", "--timeout", str(timeout)
+    )
+    assert time.monotonic() - started < timeout + 60  # the runs would take hours
     assert done.returncode == 1, done.stderr
     (first, *rest) = points(done.stdout)["healthy"]
     assert first[:2] == ("b=1 x=1x4", "FAIL")
-    assert first[2] == "timed out: the model ran past --timeout 6 s"
+    assert first[2] == f"timed out: the model ran past --timeout {timeout} s"
     # every point ran and checked out before the first window; the others' windows never came
     assert [r[1:] for r in rest] == [
         ("OK", "outputs checked; not timed (timed out at another point)")

@@ -1,9 +1,11 @@
 """Probe respects lint, and `--suggest` prints what a user can paste: a model lint finds errors in
 is a FAIL with lint's findings; a snippet lint rejects is not printed; the fields a suggestion
-does not change are kept; the same model suggests the same sizes run after run."""
+does not change are kept; the sizes suggested are the rule on the curve the run measured (that
+they repeat run after run on a known curve is test_statistics.py's)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -72,20 +74,30 @@ def test_an_ensemble_gets_no_snippet_and_a_model_keeps_its_fields(examples: Path
     assert "dynamic_batching {" not in ensemble_part
 
 
-def test_three_suggest_runs_on_the_example_classifier_agree(examples: Path) -> None:
-    """Default measurement settings: windows until stable, so the preferred sizes repeat, and
-    every latency column says what it is and from how many samples."""
-    chosen = []
-    for _ in range(3):
-        done = run("probe", str(examples / "classifier"), "--suggest", "-f", "json")
-        assert done.returncode == 0, done.stderr
-        document = validated(done.stdout)
-        (suggestion,) = document["suggestions"]
-        assert suggestion["why"][0].startswith("curve: 8 batch sizes measured, ")
-        chosen.append(suggestion["preferred_batch_size"])
-        for point in document["models"][0]["points"]:
-            assert point["samples"] >= 100 and point["latency_ms"]["p99"] is not None
-    assert chosen[0] and chosen == [chosen[0]] * 3, chosen
+def test_suggest_on_the_example_classifier_is_the_rule_on_the_curve_it_reports(
+    examples: Path,
+) -> None:
+    """Default measurement settings: windows until stable, every latency column says what it is
+    and from how many samples, and the preferred sizes are the rule applied to the curve the same
+    run reports, as `gen dynamic-batching --from-perf` reads it from the report. Which sizes that
+    is depends on what was measured (on a busy machine a point whose windows never agreed is left
+    out, and batch 7 becomes the largest measured), so it is not asserted here: on a known curve
+    with noise, the same sizes come back run after run (test_statistics.py)."""
+    from tritoncfg.gen.perf import choose, read_probe_report
+
+    done = run("probe", str(examples / "classifier"), "--suggest", "-f", "json")
+    assert done.returncode == 0, done.stderr
+    document = validated(done.stdout)
+    (suggestion,) = document["suggestions"]
+    for point in document["models"][0]["points"]:
+        assert point["samples"] >= 100 and point["latency_ms"]["p99"] is not None
+    notes: list[str] = []
+    measured = read_probe_report(Path("probe.json"), done.stdout, "classifier", notes)
+    (stable,) = re.findall(r"^curve: 8 batch sizes measured, \d+ stable", notes[0])
+    assert suggestion["why"][0].startswith(stable), (suggestion["why"], notes)
+    sizes = suggestion["preferred_batch_size"]
+    assert sizes == list(choose(measured, 8).preferred), (sizes, measured)
+    assert set(sizes) <= {1, 2, 4, measured[-1].batch_size}  # powers of two, the largest size
     table = run("probe", str(examples / "classifier"), *FAST).stdout
     header = next(line for line in table.splitlines() if line.startswith("point"))
     for column in ("p50 ms", "tail ms", "samples", "window p50s ms", "cv"):

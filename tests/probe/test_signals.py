@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("onnxruntime")
 
 from probe.probekit import reshape_repository
-from prockit import command_line, descendants, running
+from prockit import catches, command_line, descendants, processes, running
 
 BOUND = 60.0  # seconds for probe to start its workers, and for everything to be gone after
 
@@ -26,15 +26,24 @@ def twins(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _workers(probe: subprocess.Popen[str], count: int) -> dict[int, str]:
-    """Probe's processes once `count` runtime workers (spawned interpreters) are running."""
+    """Probe's processes once `count` runtime workers (spawned interpreters) are running, each
+    set up as `_worker` sets itself up first thing: the leader of its own process group, SIGINT
+    at its default. Before that, a worker is still unpickling its work (0.15 s here, 0.4 s
+    under six busy loops), and a SIGINT forwarded then raises KeyboardInterrupt in it."""
     deadline = time.monotonic() + BOUND
     while time.monotonic() < deadline:
         found = {pid: command_line(pid) for pid in descendants(probe.pid)}
-        if sum("spawn_main" in line for line in found.values()) >= count:
+        workers = [pid for pid, line in found.items() if "spawn_main" in line]
+        if len(workers) >= count and all(map(_set_up, workers)):
             return found
         assert probe.poll() is None, probe.communicate()
         time.sleep(0.05)
     raise AssertionError("probe's workers did not start")
+
+
+def _set_up(worker: int) -> bool:
+    proc = processes().get(worker)
+    return proc is not None and proc.group == worker and not catches(worker, signal.SIGINT)
 
 
 CASES = {  # the signal, the models probed, --jobs
@@ -54,7 +63,6 @@ def test_a_stopped_probe_leaves_no_worker_running(twins: Path, case: str) -> Non
         env={**os.environ, "NO_COLOR": "1"}, start_new_session=True,
     )  # fmt: skip
     started = _workers(probe, jobs)
-    time.sleep(0.5)  # the workers are running points now, not starting
 
     try:
         os.kill(probe.pid, sig)  # probe alone, as `kill` or a CI runner's timeout would

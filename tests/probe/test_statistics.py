@@ -1,12 +1,20 @@
 """Statistics a user can act on: measurement windows until stable, percentiles only where the
 samples make them one, the spread of the windows, and suggestions that repeat run after run.
 
-`SleepRunner` is a real runner (the `Runner` protocol probe drives) whose cost per batch size is
-a fixed function: it sleeps, so its curve is known and the same on every run."""
+`NoisyCostRunner` is a real runner (the `Runner` protocol probe drives) whose cost per batch size
+is a fixed function, disturbed as a busy machine disturbs a measurement; it reports its own
+latencies (`RunOutput.latencies_ms`, as a runner timing on the device does), drawn from a seeded
+generator, so each run's noise differs and every run is the same wherever the tests run. (A
+runner that slept instead flipped its suggestion under load: a sleep woken 3 ms late for the
+whole of one point.) The ONNX Runtime tests at the end time a real session by the clock: they
+assert invariants of each measurement, and compare measurements only between copies of a point
+timed in turn (a window of each, round after round), which a change in the machine's speed
+reaches alike."""
 
 from __future__ import annotations
 
 import itertools
+import random
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -73,28 +81,53 @@ def test_a_window_lasts_its_time_and_holds_its_runs() -> None:
     assert found.latency_ms["p99"] == 0.01
 
 
-class SleepRunner:
-    """A runner whose batch costs a fixed time: 1 ms up to batch 4, 2.5 ms above (so batch 4
-    gives 4,000 infer/s, the best, and 8 gives 3,200)."""
+class NoisyCostRunner:
+    """A runner whose batch costs a fixed time, 1 ms up to batch 4 and 2.5 ms above (so batch 4
+    gives 4,000 infer/s, the best, and 8 gives 3,200), reported as it would be measured on a
+    busy machine: every run within 2% of it; one run in 20 preempted (1 to 10 ms more), which
+    moves a window's mean and not its median; and now and then a stretch of `STRETCH` runs, a
+    window's worth, taken by other work (1.5x slower), which the three windows that must agree
+    and the fastest window leave out. Other work that slows every window of a point would move
+    any measurement: a stretch is followed by `QUIET` runs without one. The noise comes from
+    `random.Random(seed)`."""
 
-    name = "sleep"
+    name = "noisy"
+    STRETCH = 20  # runs slowed together: with `WINDOWED`, one window's worth
+    QUIET = 80  # runs after a stretch before the next can start
+    SLOWER = 1.5
 
-    def __init__(self, settings: ProbeSettings) -> None:
-        self.settings = settings
+    def __init__(self, seed: int) -> None:
+        self.random = random.Random(seed)
+        self.slow_left = self.quiet_left = 0
 
     def load(self, model_file: Path, config: Any) -> None:
         return None
 
     def run(self, point: TestPoint, inputs: Mapping[str, Any]) -> RunOutput:
         batch = point.batch_size or 1
-        time.sleep(0.001 if batch <= 4 else 0.0025)
-        return RunOutput({"y": np.zeros((batch, 4), np.float32)})
+        cost = (1.0 if batch <= 4 else 2.5) * self.random.uniform(0.98, 1.02)
+        if self.slow_left:
+            self.slow_left -= 1
+            self.quiet_left = 0 if self.slow_left else self.QUIET
+            cost *= self.SLOWER
+        elif self.quiet_left:
+            self.quiet_left -= 1
+        elif self.random.random() < 0.02:
+            self.slow_left = self.STRETCH
+        if self.random.random() < 0.05:
+            cost += self.random.uniform(1.0, 10.0)
+        return RunOutput({"y": np.zeros((batch, 4), np.float32)}, latencies_ms=[cost])
 
     def describe(self) -> dict[str, Any]:
-        return {"runtime": "sleep"}
+        return {"runtime": "noisy"}
 
     def close(self) -> None:
         return None
+
+
+# windows of exactly 20 runs each (no time limit: `window.py` stops at `timed_runs` runs), so a
+# window holds the same runs, and the same noise, wherever the test runs
+WINDOWED = ProbeSettings(window_ms=0, timed_runs=20, warmup_runs=1)
 
 
 def probed(runner: Any, settings: ProbeSettings) -> ModelResult:
@@ -109,12 +142,25 @@ def probed(runner: Any, settings: ProbeSettings) -> ModelResult:
     return result
 
 
+def disturbed(runs: list[ModelResult]) -> None:
+    """The noise reached the statistics: the runs' figures differ, some window was slowed by a
+    stretch (its median 1.4x the point's fastest) and some mean moved by preempted runs."""
+    means = {tuple((p.latency_ms or {}).get("mean") for p in run.points) for run in runs}
+    assert len(means) == len(runs), means
+    points = [p for run in runs for p in run.points]
+    assert any(p.spread_ms and p.spread_ms[1] >= 1.4 * p.spread_ms[0] for p in points)
+    assert any(
+        p.latency_ms and (p.latency_ms["mean"] or 0) >= 1.1 * (p.latency_ms["p50"] or 0)
+        for p in points
+    )
+
+
 def test_a_fixed_cost_runner_gives_the_same_suggestion_three_times() -> None:
-    settings = ProbeSettings(window_ms=10, timed_runs=3, warmup_runs=1)
-    runner = SleepRunner(settings)
+    runs = [probed(NoisyCostRunner(seed), WINDOWED) for seed in (1, 2, 3)]
+    disturbed(runs)
     chosen = []
-    for _ in range(3):
-        found = suggest(probed(runner, settings))
+    for run in runs:
+        found = suggest(run)
         assert found is not None
         assert found.why[0].startswith("curve: 8 batch sizes measured, ")
         chosen.append((found.preferred_batch_size, found.instance_count))
@@ -122,12 +168,12 @@ def test_a_fixed_cost_runner_gives_the_same_suggestion_three_times() -> None:
 
 
 def test_the_spread_covers_the_run_to_run_variation() -> None:
-    """Three whole runs of the fixed-cost runner: each run's median latency at a batch size lies
-    within the spread (min..max of the window medians) each other run reports, widened by the
-    stability tolerance it was measured to."""
-    settings = ProbeSettings(window_ms=10, timed_runs=3, warmup_runs=1)
-    runs = [probed(SleepRunner(settings), settings) for _ in range(3)]
-    tolerance = settings.stability_percentage / 100
+    """Three whole runs of the fixed-cost runner, each with its own noise: each run's median
+    latency at a batch size lies within the spread (min..max of the window medians) each other
+    run reports, widened by the stability tolerance it was measured to."""
+    runs = [probed(NoisyCostRunner(seed), WINDOWED) for seed in (4, 5, 6)]
+    disturbed(runs)
+    tolerance = WINDOWED.stability_percentage / 100
     for index in range(8):
         points = [run.points[index] for run in runs]
         for reported, other in itertools.permutations(points, 2):
