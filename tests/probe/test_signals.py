@@ -80,3 +80,55 @@ def test_a_stopped_probe_leaves_no_worker_running(twins: Path, case: str) -> Non
     assert probe.returncode == 128 + sig
     assert err.endswith(f"tritoncfg: probe stopped by {sig.name}; its workers were stopped\n")
     assert "Traceback" not in err, err
+
+
+def _signal_mask(pid: int, field: str) -> int:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    return next(int(line.split()[1], 16) for line in status.splitlines() if line.startswith(field))
+
+
+def test_a_starting_worker_never_catches_sigint_unblocked(twins: Path) -> None:
+    """A terminal's Ctrl-C goes to probe's whole process group, which a spawned worker shares
+    until it sets itself up. Python catches SIGINT from its start (KeyboardInterrupt: a
+    traceback on probe's terminal) unless it starts ignored, which is how probe starts the
+    worker; the worker sets it to its default once it leads its own group. Sampled from /proc
+    all along: at no moment does it catch SIGINT; then a Ctrl-C ends probe without a
+    traceback."""
+    command = [sys.executable, "-m", "tritoncfg", "probe", str(twins / "healthy"), "-f", "json"]
+    probe = subprocess.Popen(
+        [*command, "--runs", "100000000"], text=True, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, env={**os.environ, "NO_COLOR": "1"}, start_new_session=True,
+    )  # fmt: skip
+    bit = 1 << (signal.SIGINT - 1)
+    samples: list[tuple[bool, bool]] = []  # (caught, ignored) while it was in probe's group
+    worker = None
+    deadline = time.monotonic() + BOUND
+    try:
+        while time.monotonic() < deadline:
+            if worker is None:
+                found = [p for p in descendants(probe.pid) if "spawn_main" in command_line(p)]
+                worker = found[0] if found else None
+                assert probe.poll() is None, probe.communicate()
+                continue
+            proc = processes().get(worker)
+            assert proc is not None, "the worker ended"
+            caught = bool(_signal_mask(worker, "SigCgt:") & bit)
+            ignored = bool(_signal_mask(worker, "SigIgn:") & bit)
+            if proc.group == worker and not caught and not ignored:
+                break  # set up: its own group, SIGINT at its default
+            samples.append((caught, ignored))
+        assert worker is not None and samples, "probe's worker did not start"
+        assert not [caught for caught, _ in samples if caught], samples
+        os.killpg(probe.pid, signal.SIGINT)  # as the terminal sends it
+        _, err = probe.communicate(timeout=BOUND)
+    finally:
+        if worker is not None and running(worker) and "spawn_main" in command_line(worker):
+            os.kill(worker, signal.SIGKILL)
+        if probe.poll() is None:
+            probe.kill()
+    assert (False, True) in samples  # seen while it started: SIGINT ignored
+    assert probe.returncode == 128 + signal.SIGINT
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err

@@ -15,6 +15,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import threading
 import time
 from multiprocessing.connection import Connection
 from typing import Any
@@ -38,7 +39,7 @@ def probe_model(plan: ModelPlan, settings: ProbeSettings, timeout: float | None)
     receiver, sender = context.Pipe(duplex=False)
     child = context.Process(target=_worker, args=(plan, settings, sender), daemon=True)
     try:
-        child.start()
+        _start_ignoring_sigint(child)
         sender.close()
         assert child.pid is not None  # started
         with supervised(child.pid):
@@ -50,6 +51,29 @@ def probe_model(plan: ModelPlan, settings: ProbeSettings, timeout: float | None)
                 forward(child.pid, signal.SIGKILL)  # its whole group
             child.join(5)
     return result
+
+
+def _start_ignoring_sigint(child: Any) -> None:
+    """Start the child with SIGINT ignored. Until `_worker` leads its own process group the child
+    shares probe's, where a terminal's Ctrl-C goes, and a Python interpreter catches SIGINT from
+    its start: KeyboardInterrupt, a traceback on probe's terminal, while it unpickles its work.
+    An ignored SIGINT stays ignored across exec, and Python then installs no handler for it (the
+    spawn launcher resets the signal mask, so blocking it is not enough). Probe keeps it blocked
+    meanwhile: a Ctrl-C in that moment stays pending (Linux never discards a blocked signal as
+    ignored) and reaches its own handler once that is back. Only the main thread may change a
+    handler: with --jobs above 1 the models' threads start their children as they are."""
+    if threading.current_thread() is not threading.main_thread():
+        child.start()
+        return
+    masked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            child.start()
+        finally:
+            signal.signal(signal.SIGINT, handler)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, masked)
 
 
 def _collect(
@@ -130,7 +154,7 @@ def _worker(plan: ModelPlan, settings: ProbeSettings, sender: Connection) -> Non
     """The child: run the plan, sending every event; a Python error is sent, not raised. It
     leads its own process group, and a SIGINT (forwarded by probe) ends it quietly."""
     os.setpgid(0, 0)
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # ignored until now (_start_ignoring_sigint)
     crash_at = os.environ.get(CRASH_HOOK)
     items = work(plan)
 
