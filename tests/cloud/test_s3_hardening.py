@@ -55,6 +55,37 @@ def test_a_frozen_endpoint_ends_lint_with_the_url(
     assert took < 30  # two attempts of 1 s and a start-up, not 5 x 5 attempts of 15 s
 
 
+@pytest.mark.parametrize("endpoint", ["frozen", "refused"])
+def test_a_gcs_endpoint_that_does_not_answer_ends_lint_in_two_attempts(
+    frozen_endpoint: str, endpoint: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """gcsfs tries a request six times, with back-offs of 1 to 16 s: a refused connection took
+    35 s to report and a frozen endpoint 41 s with 1-s timeouts (three minutes with the default
+    ones). tritoncfg tries twice."""
+    pytest.importorskip("gcsfs", reason="gcsfs (cloud extra) is needed to read gs:// URLs")
+    host = frozen_endpoint
+    if endpoint == "refused":
+        import socket
+
+        with socket.socket() as spare:  # a port nothing listens on once it is closed
+            spare.bind(("127.0.0.1", 0))
+            host = f"127.0.0.1:{spare.getsockname()[1]}"
+    monkeypatch.setenv("STORAGE_EMULATOR_HOST", f"http://{host}")
+    monkeypatch.setenv(CONNECT_TIMEOUT_ENV, "1")
+    monkeypatch.setenv(READ_TIMEOUT_ENV, "1")
+    started = time.monotonic()
+    result = _tritoncfg("lint", "gs://models/repo", timeout=120)
+    took = time.monotonic() - started
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("tritoncfg: error: gs://models/repo: cannot list the repository: ")
+    if endpoint == "frozen":
+        assert "no answer within the timeouts (1 s to connect, 1 s to read;" in line
+    else:
+        assert "Cannot connect to host" in line
+    assert took < 20, line  # 4 s here: two tries and a back-off of 1 s, not six and 31 s
+
+
 @pytest.mark.parametrize("value", ["0", "-3", "soon", "inf", "nan"])
 def test_a_timeout_that_is_no_time_is_a_usage_error(
     value: str, monkeypatch: pytest.MonkeyPatch

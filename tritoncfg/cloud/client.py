@@ -18,6 +18,7 @@ CONNECT_TIMEOUT_ENV = "TRITONCFG_CLOUD_CONNECT_TIMEOUT"
 READ_TIMEOUT_ENV = "TRITONCFG_CLOUD_READ_TIMEOUT"
 GCS_EMULATOR_ENV = "STORAGE_EMULATOR_HOST"  # a GCS emulator's address (gcsfs, google-cloud-storage)
 S3_ATTEMPTS = 2  # each S3 request is tried at most twice (botocore's retries; s3fs's own off)
+GCS_ATTEMPTS = 2  # and each GCS request (gcsfs's own: 6 tries, 17 s or more of back-off)
 
 
 class CloudError(Exception):
@@ -96,12 +97,14 @@ def filesystem(url: CloudUrl, limits: Timeouts) -> Any:
         # a new instance each time: fsspec's cache would keep one made under another
         # environment (credentials, STORAGE_EMULATOR_HOST, a connection string)
         options = backend_options(url, limits)
-        if url.protocol == "gcs" and os.environ.get(GCS_EMULATOR_ENV):
+        if url.protocol == "gcs":
             from gcsfs.core import GCSFileSystem
 
             # gcsfs's default class first asks Google's control plane (gRPC, outside these
             # timeouts) what kind of bucket it is: an emulator has none to ask
-            fs = GCSFileSystem(skip_instance_cache=True, **options)
+            emulated = os.environ.get(GCS_EMULATOR_ENV)
+            base = GCSFileSystem if emulated else fsspec.get_filesystem_class("gcs")
+            fs = bounded_gcs(base)(skip_instance_cache=True, **options)
         else:
             fs = fsspec.filesystem(url.protocol, skip_instance_cache=True, **options)
     except ImportError as error:
@@ -120,6 +123,18 @@ def filesystem(url: CloudUrl, limits: Timeouts) -> Any:
 
         bound_client(fs, limits.connect, limits.read)
     return fs
+
+
+def bounded_gcs(base: type[Any]) -> type[Any]:
+    """`base` (gcsfs's filesystem class) with each request tried GCS_ATTEMPTS times. gcsfs
+    decorates its `_request` with six tries and back-offs of 1, 2, 4, 8 and 16 s: a refused
+    connection took 35 s to report, a frozen endpoint six read timeouts (three minutes by
+    default). The same decorator, with fewer tries, around the same request."""
+    from gcsfs.retry import retry_request
+
+    request = base._request.__wrapped__  # the undecorated coroutine (`decorator` keeps it)
+    bounded = retry_request(retries=GCS_ATTEMPTS)(request)
+    return type(f"Bounded{base.__name__}", (base,), {"_request": bounded})
 
 
 def is_timeout(error: BaseException) -> bool:
