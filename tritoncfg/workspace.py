@@ -212,7 +212,7 @@ def add_dependents(
                     # with overrides (--fix), their text is parsed, not the bytes on disk
                     if look is not None and not workspace.overrides and look.isdisjoint(checked):
                         continue  # it runs no checked model (yet): parsed once it may
-                    steps[name] = _ensemble_steps(workspace, anchor, name)
+                    steps[name] = _steps_of(workspace, anchor, name, known)
                 found = steps[name]
                 if found is None or not found[1] & checked:
                     continue
@@ -282,6 +282,32 @@ def _ensemble_text(repository: Repository, name: str) -> bytes:
     except RepositoryError:
         return b""
     return data if b"ensemble" in data else b""
+
+
+STEPS_KEY = "#steps"  # a mentions row of an ensemble's step names, once its config was parsed
+
+
+def _steps_of(
+    workspace: Workspace, anchor: LoadedModel, name: str, mentions: Mentions | None
+) -> tuple[LoadedModel, set[str]] | None:
+    """`_ensemble_steps`, or the step names the cache recorded for the config's bytes (by its
+    stamp): an ensemble that runs a changed step is then added without parsing its config (the
+    lint cache has its findings; pre-commit need not import the schema). Only for config.pbtxt
+    read from disk: not with --model-config-name or overrides."""
+    if mentions is None or workspace.config_name or workspace.overrides:
+        return _ensemble_steps(workspace, anchor, name)
+    repository = anchor.repository
+    key = f"{name}/{CONFIG_FILENAME}{STEPS_KEY}"
+    stamp = file_stamp(os.path.join(repository.root, name, CONFIG_FILENAME))
+    known = mentions.known(key, stamp)
+    target = repository.model(name) if known else None
+    if known and target is not None:
+        workspace.asked.add(name)  # as `peer` would: the cache's dependencies
+        return LoadedModel(target, repository), set(known)
+    found = _ensemble_steps(workspace, anchor, name)
+    if found is not None and found[1]:
+        mentions.learn(key, stamp, frozenset(found[1]))  # stamped before it was read
+    return found
 
 
 def _ensemble_steps(

@@ -108,3 +108,34 @@ def test_the_cache_remembers_which_configs_name_no_model_and_sees_a_change(
     changed = lint_project(other)
     assert read == [str(p0)] and changed.models == 2
     assert str(p0) in changed.file_paths
+
+
+def test_the_cache_remembers_each_ensembles_steps_and_sees_a_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second pre-commit run of a step parses none of the ensembles that run it (the cache
+    keeps their step names by their configs' stamps); an ensemble changed since is parsed again,
+    and one that no longer runs the step is no longer linted with it."""
+    _write(tmp_path, LAYOUT)
+    time.sleep(SETTLE_NS / 1e9 + 0.2)  # the cache trusts only settled stamps
+    monkeypatch.chdir(tmp_path)  # the cache goes beside the project: tmp_path/.tritoncfg_cache
+    step = tmp_path / "models" / "step" / "config.pbtxt"
+    parsed: list[str] = []
+    ensemble_steps = workspace._ensemble_steps
+
+    def counted(ws: Any, anchor: Any, name: str) -> Any:
+        parsed.append(name)
+        return ensemble_steps(ws, anchor, name)
+
+    monkeypatch.setattr(workspace, "_ensemble_steps", counted)
+    first = lint_project(step)
+    assert first.models == 3 and sorted(parsed) == ["ens", "outer"]
+    parsed.clear()
+    again = lint_project(step)
+    assert parsed == [] and again.models == 3
+    assert again.diagnostics == first.diagnostics and again.file_paths == first.file_paths
+    # ens now runs `other`; "step" is still one of its strings (an input_map key)
+    ens = tmp_path / "models" / "ens" / "config.pbtxt"
+    ens.write_text(ENSEMBLE.format(name="ens", step="other", i="step", o="y"))
+    changed = lint_project(step)
+    assert parsed == ["ens"] and changed.models == 1, changed.file_paths
