@@ -150,25 +150,36 @@ NOT_ON_REPLAY = (
 )  # fmt: skip
 
 
-def test_a_lint_the_cache_replays_imports_no_parser_schema_or_rules(tmp_path: Path) -> None:
+def lint_twice(
+    config: Path, ran: str, watched: tuple[str, ...], cwd: Path
+) -> tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]:
+    """`tritoncfg lint CONFIG` twice in fresh interpreters with the lint cache (kept in `cwd`),
+    once the files' stamps have settled (the cache trusts only those). Both runs import `ran`
+    (how the lint ran); the first prints which of `watched` it imported, the second must
+    import none of them."""
     import time
 
     from tritoncfg.repository.reuse import SETTLE_NS
 
+    time.sleep(SETTLE_NS / 1e9 + 0.1)
+    check = (
+        f"assert {ran!r} in sys.modules  # the lint really ran that way\n"
+        f"loaded = [m for m in {watched!r} if m in sys.modules]\n"
+    )
+    first = lint_then(config, check + "print('first run loaded', loaded)\n", cwd)
+    second = lint_then(config, check + "assert not loaded, loaded\n", cwd)
+    assert second.returncode == 0 and second.stdout.strip().endswith("ok"), (
+        second.stdout + second.stderr
+    )
+    return first, second
+
+
+def test_a_lint_the_cache_replays_imports_no_parser_schema_or_rules(tmp_path: Path) -> None:
     make_model(tmp_path / "repo", "a", 'backend: "onnxruntime"\nmax_batch_size: 8\n')
     config = tmp_path / "repo" / "a" / "config.pbtxt"
-    time.sleep(SETTLE_NS / 1e9 + 0.1)  # the cache trusts a stamp once it has settled
-    check = (
-        "assert 'tritoncfg.lintcache' in sys.modules  # the lint really ran, with the cache\n"
-        f"loaded = [m for m in {NOT_ON_REPLAY!r} if m in sys.modules]\n"
-    )
-    first = lint_then(config, check + "print('first run loaded', loaded)\n", tmp_path)
+    first, replayed = lint_twice(config, "tritoncfg.lintcache", NOT_ON_REPLAY, tmp_path)
     assert "'tritoncfg.lintrun'" in first.stdout, first.stdout + first.stderr  # linted afresh
-    replayed = lint_then(config, check + "assert not loaded, loaded\n", tmp_path)
     assert (tmp_path / ".tritoncfg_cache").is_dir()
-    assert replayed.returncode == 0 and replayed.stdout.strip().endswith("ok"), (
-        replayed.stdout + replayed.stderr
-    )
     assert "TC903" in replayed.stdout  # the replayed findings, rendered with their snippet
 
 
@@ -184,10 +195,6 @@ NOT_WHEN_CACHED = (
 def test_a_cached_model_in_a_larger_repository_is_linted_without_the_schema(
     tmp_path: Path,
 ) -> None:
-    import time
-
-    from tritoncfg.repository.reuse import SETTLE_NS
-
     make_model(tmp_path / "repo", "a", 'backend: "onnxruntime"\nmax_batch_size: 8\n')
     make_model(tmp_path / "repo", "b", 'backend: "onnxruntime"\n')
     make_model(
@@ -198,16 +205,8 @@ def test_a_cached_model_in_a_larger_repository_is_linted_without_the_schema(
         "} ] }\n",
     )
     config = tmp_path / "repo" / "a" / "config.pbtxt"
-    time.sleep(SETTLE_NS / 1e9 + 0.1)  # the cache trusts a stamp once it has settled
-    check = (
-        "assert 'tritoncfg.lintdriver.routing' in sys.modules  # model by model, with the cache\n"
-        f"loaded = [m for m in {NOT_WHEN_CACHED!r} if m in sys.modules]\n"
-    )
-    first = lint_then(config, check + "print('first run loaded', loaded)\n", tmp_path)
+    # model by model (routing), with the cache
+    first, cached = lint_twice(config, "tritoncfg.lintdriver.routing", NOT_WHEN_CACHED, tmp_path)
     assert "'google.protobuf'" in first.stdout, first.stdout + first.stderr  # parsed afresh
-    cached = lint_then(config, check + "assert not loaded, loaded\n", tmp_path)
-    assert cached.returncode == 0 and cached.stdout.strip().endswith("ok"), (
-        cached.stdout + cached.stderr
-    )
     assert "a/config.pbtxt" in cached.stdout and "TC903" in cached.stdout  # a's findings
     assert "pipeline" not in cached.stdout  # the ensemble is not linted with it
