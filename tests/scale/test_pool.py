@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,13 @@ from scalekit import config, model_name, write_repository
 import tritoncfg.lintdriver
 from tritoncfg.api import lint
 from tritoncfg.checks.core.selection import PathFilters
-from tritoncfg.lintrun import POOL_MIN_MODELS, processes
+from tritoncfg.lintrun import (
+    CHUNKS_PER_PROCESS,
+    LAST_CHUNK,
+    POOL_MIN_MODELS,
+    chunk_bounds,
+    processes,
+)
 
 MODELS = 320
 
@@ -185,3 +192,16 @@ def test_routed_findings_meet_the_model_suppressions_without_a_second_lint(tmp_p
     assert not {"TC102", "TC010"} & {d.code for d in suppressed.diagnostics}
     alone = settle(unsettled(), (), job)
     assert "TC010" in {d.code for d in alone.diagnostics}  # the comment suppressed nothing
+
+
+@pytest.mark.parametrize(("size", "count"), [(20000, 2), (20000, 16), (2000, 2), (300, 2), (5, 2)])
+def test_chunks_cover_the_models_in_order_and_shrink_towards_the_end(size: int, count: int) -> None:
+    bounds = chunk_bounds(size, count)
+    assert bounds[0][0] == 0 and bounds[-1][1] == size
+    assert all(end == first for (_, end), (first, _) in itertools.pairwise(bounds))
+    sizes = [end - first for first, end in bounds]
+    assert sizes == sorted(sizes, reverse=True)  # never larger than the one before
+    assert max(sizes) == -(-size // (count * CHUNKS_PER_PROCESS))
+    assert all(s >= LAST_CHUNK for s in sizes[:-1]) or max(sizes) < LAST_CHUNK
+    # the last chunks are small: the processes finish within a few models of each other
+    assert sum(sizes[-count:]) <= count * LAST_CHUNK
