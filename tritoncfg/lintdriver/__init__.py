@@ -4,7 +4,7 @@ depend on them), the cache (lintcache/), the models linted by lintrun.py (serial
 pool), and the one `LintResult`, built here and never changed after.
 
 Serial and pooled runs take one path: the repository findings are routed once to the model whose
-directory holds them (`_route_paths`), and `lintrun.settle` applies that model's suppression
+directory holds them (`routing.route_paths`), and `lintrun.settle` applies that model's suppression
 comments to them without linting it again."""
 
 from __future__ import annotations
@@ -199,7 +199,7 @@ def _lint_scanning(
         paths = [plans[m.plan].path(m.pick) for m, _, _ in linted]
         unrouted, routed = route_paths(found, paths)
     done = [
-        settle(outcome, found, job) for (_, outcome, _), found in zip(linted, routed, strict=True)
+        settle(outcome, inside, job) for (_, outcome, _), inside in zip(linted, routed, strict=True)
     ]
     return _result(
         job,
