@@ -57,7 +57,7 @@ def load_model(
 
         loaded.config = parse_json(text, str(model.config_path))
     else:
-        from tritoncfg.text import parse  # the schema: imported once a config is parsed
+        from tritoncfg.text.config import parse  # the schema: imported once a config is parsed
 
         loaded.config = parse(text, str(model.config_path))
     return loaded

@@ -7,7 +7,7 @@ The accept/reject verdict is the same.
 
 from __future__ import annotations
 
-from typing import Literal, cast
+from typing import Literal, NamedTuple, cast
 
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 from google.protobuf.message import Message
@@ -45,9 +45,9 @@ class TextError:
     suggestion: str | None = None  # "did you mean" from the schema
 
 
-@record
-class Location:
-    """Where a field (or one element of a repeated field) is written; spans are computed on demand."""
+class Location(NamedTuple):
+    """Where a field (or one element of a repeated field) is written; spans are computed on demand.
+    A tuple: binding makes one per field written, at C speed (`_located`)."""
 
     field: Field
     item: ListItem | None = None
@@ -66,6 +66,9 @@ class Location:
 
 
 SourceMap = dict[FieldPath, Location]
+_new = (
+    tuple.__new__
+)  # `_new(Location, (field, item))`: a Location without NamedTuple's Python `__new__`
 
 _MESSAGE = FieldDescriptor.CPPTYPE_MESSAGE
 
@@ -192,7 +195,7 @@ class Binder(ErrorLog):
             # a field not written before in this message is not set: the message started empty
             seen = field_path in locations
             if not seen:
-                locations[field_path] = Location(node)
+                locations[field_path] = _new(Location, (node, None))
             if facts.is_message:
                 self.bind_message_field(node, facts, message, field_path)
             else:
@@ -206,7 +209,7 @@ class Binder(ErrorLog):
         if isinstance(value, Block) and facts.is_repeated and not facts.is_map:
             container = getattr(message, facts.name)  # `input { ... }`: a new element
             element_path = (*path, len(container))
-            self.locations[element_path] = Location(node)
+            self.locations[element_path] = _new(Location, (node, None))
             self.bind_fields(value.fields, container.add(), element_path)
             return
         if isinstance(value, ListValue):
@@ -253,7 +256,7 @@ class Binder(ErrorLog):
                 *path,
                 entry.key,
             )  # maps are addressed by key; the last entry wins
-            self.locations[entry_path] = Location(node, item)
+            self.locations[entry_path] = _new(Location, (node, item))
             for sub_path, location in inner.locations.items():
                 self.locations[(*entry_path, *sub_path)] = location
             if facts.map_value_is_message:
@@ -262,7 +265,7 @@ class Binder(ErrorLog):
                 container[entry.key] = entry.value
             return
         index = len(container)
-        self.locations[(*path, index)] = Location(node, item)
+        self.locations[(*path, index)] = _new(Location, (node, item))
         self.bind_fields(block.fields, container.add(), (*path, index))
 
     # -- scalar fields --------------------------------------------------------------------
@@ -280,14 +283,16 @@ class Binder(ErrorLog):
                 return
             if facts.is_repeated:
                 container = getattr(message, facts.name)
-                self.locations[(*path, len(container))] = Location(node)
+                self.locations[(*path, len(container))] = _new(Location, (node, None))
                 container.append(converted)
                 return
             if seen:
                 if _is_set(message, facts):
                     self.duplicate(node, facts, message)
                     return
-                self.locations[path] = Location(node)  # an earlier one did not convert
+                self.locations[path] = _new(
+                    Location, (node, None)
+                )  # an earlier one did not convert
             setattr(message, facts.name, converted)
             return
         if not node.colon:
@@ -317,7 +322,7 @@ class Binder(ErrorLog):
                     continue
                 converted = self.convert(convert, item.value, fd)
                 if converted is not None:
-                    self.locations[(*path, len(container))] = Location(node, item)
+                    self.locations[(*path, len(container))] = _new(Location, (node, item))
                     container.append(converted)
             return
 

@@ -63,8 +63,9 @@ assert (IDENT, INT, FLOAT) == (0, 1, 2)
 
 
 # `Span(...)` runs the Python `__new__` a NamedTuple has; the parser makes a span per comment and
-# per block, and tuple's own `__new__` makes the same Span at half the cost.
-_new_span = tuple.__new__
+# per block, and a scalar per value, and tuple's own `__new__` makes the same tuple at half the
+# cost: `_new(Span, (line, column, end_line, end_column))`.
+_new = tuple.__new__
 
 
 # The parts of a one-word scalar (`TYPE_FP32`, `1`, `true`), one tuple per word: a large config
@@ -83,7 +84,7 @@ def _word(text: str) -> tuple[str]:
 
 def _comment(token: Token, blank_before: bool) -> Comment:
     text, line, column = token[1], token[2], token[3]
-    return Comment(text, _new_span(Span, (line, column, line, column + len(text))), blank_before)
+    return _new(Comment, (text, _new(Span, (line, column, line, column + len(text))), blank_before))
 
 
 def _describe(token: Token) -> str:
@@ -168,7 +169,9 @@ class _Parser:
             parts = _WORDS.get(text)
             if parts is None:
                 parts = _word(text)
-            return Scalar(_KIND_NAMES[kind], parts, False, line, column, line, column + len(text))
+            return _new(
+                Scalar, (_KIND_NAMES[kind], parts, False, line, column, line, column + len(text))
+            )
         if kind == STRING:
             after = pos + 1
             while tokens[after][0] == COMMENT:
@@ -176,19 +179,22 @@ class _Parser:
             if tokens[after][0] == STRING:
                 return None  # adjacent strings: `scalar` joins them, and places their comments
             line, column, text = token[2], token[3], token[1]
-            return Scalar("string", (text,), False, line, column, line, column + len(text))
+            return _new(Scalar, ("string", (text,), False, line, column, line, column + len(text)))
         if kind == SYMBOL and token[1] == "-":
             number = tokens[pos + 1]
             if number[0] <= FLOAT:
                 end_line, text = number[2], number[1]
-                return Scalar(
-                    _KIND_NAMES[number[0]],
-                    _WORDS.get(text) or _word(text),
-                    True,
-                    token[2],
-                    token[3],
-                    end_line,
-                    number[3] + len(text),
+                return _new(
+                    Scalar,
+                    (
+                        _KIND_NAMES[number[0]],
+                        _WORDS.get(text) or _word(text),
+                        True,
+                        token[2],
+                        token[3],
+                        end_line,
+                        number[3] + len(text),
+                    ),
                 )
         return None
 
@@ -331,7 +337,7 @@ class _Parser:
         self.depth -= 1
         return Block(
             fields,
-            _new_span(Span, (opener[2], opener[3], close[2], close[3] + 1)),
+            _new(Span, (opener[2], opener[3], close[2], close[3] + 1)),
             opener[1] == "<",
             open_comment,
             end_comments,
@@ -365,7 +371,7 @@ class _Parser:
                     item.leading = item.leading + self.take_pending()
         return ListValue(
             items,
-            _new_span(Span, (opener[2], opener[3], close[2], close[3] + 1)),
+            _new(Span, (opener[2], opener[3], close[2], close[3] + 1)),
             open_comment,
             self.take_pending(),
         )

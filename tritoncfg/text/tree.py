@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from tritoncfg.record import record
 from tritoncfg.text.span import Span
@@ -16,16 +16,19 @@ from tritoncfg.text.span import Span
 ScalarKind = Literal["identifier", "integer", "float", "string"]
 
 
-@record
-class Comment:
+class Comment(NamedTuple):
+    """A comment as written. A tuple, never changed once parsed: a config holds dozens (a
+    licence header is a comment per line), and the parser builds each at C speed."""
+
     text: str  # starts with '#', trailing whitespace removed
     span: Span
     blank_before: bool = False  # a blank line separates it from what comes before
 
 
-@record
-class Scalar:
-    """One value: an identifier, a number (with its sign) or adjacent string literals."""
+class Scalar(NamedTuple):
+    """One value: an identifier, a number (with its sign) or adjacent string literals. A tuple,
+    never changed once parsed: a config has a scalar every few bytes, and the parser builds each
+    at C speed."""
 
     kind: ScalarKind
     parts: tuple[str, ...]  # raw tokens; several only for adjacent strings

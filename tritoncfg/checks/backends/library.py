@@ -19,7 +19,6 @@ from tritoncfg.checks.core.phase import Phase
 from tritoncfg.checks.core.registry import model_rule
 from tritoncfg.complete.autofill import ENSEMBLE
 from tritoncfg.diagnostics import Severity
-from tritoncfg.repository.version_selection import select_versions
 from tritoncfg.workspace import LoadedModel
 
 PHASE = Phase.BACKEND_CREATE
@@ -110,7 +109,7 @@ def _searches(model: LoadedModel, ctx: CheckContext) -> list[_Search]:
     config = ctx.config(model)
     if not config.backend or config.platform == ENSEMBLE:
         return []
-    selected = select_versions(config.version_policy, model.dir.version_numbers).selected
+    selected = ctx.versions(model).selected
     return [_Search(model, ctx, v) for v in (selected or (None,))]
 
 

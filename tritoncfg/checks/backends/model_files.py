@@ -21,7 +21,6 @@ from tritoncfg.checks.core.registry import model_rule
 from tritoncfg.diagnostics import Severity
 from tritoncfg.record import record
 from tritoncfg.repository import Version, backend_version_dirname
-from tritoncfg.repository.version_selection import select_versions
 from tritoncfg.schema import ModelConfig
 from tritoncfg.text.span import FILE_START, Span
 from tritoncfg.workspace import LoadedModel
@@ -100,7 +99,7 @@ def versions_without(
     a version has it), as (number, version): the walk TC125 and TC126 share. A negative or
     non-canonical name (`+5`, ` 7`) is read by the backend from another directory, so it never
     counts as present."""
-    for number in select_versions(config.version_policy, model.dir.version_numbers).selected:
+    for number in ctx.versions(model).selected:
         version = model.dir.version(number)
         if skips(ctx, number):
             continue

@@ -15,7 +15,6 @@ from tritoncfg.checks.core.phase import Phase
 from tritoncfg.checks.core.registry import model_rule
 from tritoncfg.diagnostics import Severity
 from tritoncfg.repository import backend_version_dirname
-from tritoncfg.repository.version_selection import select_versions
 from tritoncfg.schema import DataType, ModelConfig, ModelInput, ModelOutput
 from tritoncfg.workspace import LoadedModel
 
@@ -76,7 +75,7 @@ def python_auto_complete_contradicts_config(
     if ctx.strict or config.backend != PYTHON_BACKEND or config.runtime == PYTHON_RUNTIME:
         return
     filename = config.default_model_filename or PYTHON_RUNTIME
-    for number in select_versions(config.version_policy, model.dir.version_numbers).selected:
+    for number in ctx.versions(model).selected:
         version = model.dir.version(number)
         entry = version.entry(filename) if version is not None else None
         if version is None or entry is None or not entry.is_file or entry.outside_root:

@@ -19,9 +19,11 @@ from tritoncfg.workspace import LoadedModel, Workspace
 if TYPE_CHECKING:  # imported when a model is checked: repository rules and routing need neither
     from tritoncfg.complete import Completion
     from tritoncfg.models import ModelIO, Unknowable
+    from tritoncfg.repository.version_selection import VersionSelection
     from tritoncfg.schema import ModelConfig
 
 _T = TypeVar("_T")
+_NOTHING_ASKED: frozenset[str] = frozenset()
 
 
 @record(frozen=True)
@@ -57,17 +59,20 @@ class CheckContext:
         """`compute()` once per lint run for `key`: for facts several rules or models share
         (a repository-wide index, a step model's first error). The peers `compute` asked for
         count as asked by every model that uses the fact (the cache's dependencies)."""
-        if key not in self._memo:
-            self._memo[key], asked = self.recorded(compute)
-            if asked:
-                self._memo_asked[key] = asked
-            if len(key) > 1 and type(key[1]) is int:  # (name, id(model), ...): `forget` drops it
-                self._memo_keys.setdefault(key[1], []).append(key)
-        else:
-            shared = self._memo_asked.get(key)
-            if shared:
-                self.workspace.asked |= shared
-        return self._memo[key]  # type: ignore[return-value]
+        memo = self._memo
+        if key in memo:  # some 20 times per model: one lookup when no peer was asked for
+            if self._memo_asked:
+                shared = self._memo_asked.get(key)
+                if shared:
+                    self.workspace.asked |= shared
+            return memo[key]  # type: ignore[return-value]
+        value, asked = self.recorded(compute)
+        memo[key] = value
+        if asked:
+            self._memo_asked[key] = asked
+        if len(key) > 1 and type(key[1]) is int:  # (name, id(model), ...): `forget` drops it
+            self._memo_keys.setdefault(key[1], []).append(key)
+        return value
 
     def recorded(self, compute: Callable[[], _T]) -> tuple[_T, frozenset[str]]:
         """`compute()`, and the peers it asked the workspace for (asked by the caller too)."""
@@ -77,9 +82,11 @@ class CheckContext:
         try:
             value = compute()
         finally:
-            inner, workspace.asked = workspace.asked, outer
-            outer |= inner
-        return value, frozenset(inner)
+            inner = workspace.asked  # what `compute` asked for
+            workspace.asked = outer
+            if inner:
+                outer |= inner
+        return value, frozenset(inner) if inner else _NOTHING_ASKED
 
     def findings_of(self, model: LoadedModel) -> dict[str, list[Finding]]:
         """The findings computed so far for a model, by rule code: the engine and the ensemble
@@ -138,6 +145,16 @@ class CheckContext:
             return self._last_completion.config  # type: ignore[union-attr]
         return self.completion(model).config
 
+    def versions(self, model: LoadedModel) -> VersionSelection:
+        """The versions Triton loads for `model` under its completed config's version policy
+        (several rules ask; computed once per model)."""
+        return self.memo(("versions", id(model)), lambda: self._select_versions(model))
+
+    def _select_versions(self, model: LoadedModel) -> VersionSelection:
+        from tritoncfg.repository.version_selection import select_versions
+
+        return select_versions(self.config(model).version_policy, model.dir.version_numbers)
+
     def io_config(self, model: LoadedModel) -> ModelConfig:
         """The config whose inputs and outputs Triton's Model::Init validates: in default mode,
         after the backend auto-completed it from the model file (I/O checks run after
@@ -147,13 +164,14 @@ class CheckContext:
         return self.memo(("io-config", id(model)), lambda: self._backend_completed(model))
 
     def _backend_completed(self, model: LoadedModel) -> ModelConfig:
-        from tritoncfg.complete.full import complete_model
         from tritoncfg.models.io import ModelIO
 
         config = self.config(model)
         described = self.model_io(model)
         if not isinstance(described, ModelIO):
             return config
+        from tritoncfg.complete.full import complete_model
+
         gpus = self.options.gpus
         if gpus is None and config.backend == "tensorrt":
             gpus = (0,)  # a TensorRT engine runs only where there is a GPU

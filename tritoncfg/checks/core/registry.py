@@ -35,7 +35,7 @@ class Rule:
     severity: Severity
     summary: str
     phase: Phase  # the step of Triton's load pipeline that applies the same check
-    doc: str
+    docstring: str  # as written; `doc` is it dedented
     # the config feature the rule needs (see gates.py), or None: a rule whose gate is shut for
     # a config has nothing to find in it and is not called
     gate: Gate | None
@@ -46,6 +46,12 @@ class Rule:
     # ensemble reports for a step model
     step: int
     module: str  # the module that declares the rule (importing it registers the rule)
+
+    @property
+    def doc(self) -> str:
+        """The rule's documentation (Markdown): dedented when asked for, not when the rule is
+        declared, as lint never reads it."""
+        return inspect.cleandoc(self.docstring)
 
 
 @record(frozen=True)
@@ -88,10 +94,6 @@ def _name(code: str, module: str, attribute: str, scope: str) -> str:
     return row.name
 
 
-def _doc(function: Callable[..., object]) -> str:
-    return inspect.cleandoc(function.__doc__ or "")
-
-
 def model_rule(
     code: str,
     *,
@@ -114,7 +116,7 @@ def model_rule(
                 severity=severity,
                 summary=summary,
                 phase=phase,
-                doc=_doc(check),
+                docstring=check.__doc__ or "",
                 gate=gate,
                 needs_valid_config=needs_valid_config,
                 fixable=fixable,
@@ -140,7 +142,7 @@ def repository_rule(
                 severity=severity,
                 summary=summary,
                 phase=phase,
-                doc=_doc(check),
+                docstring=check.__doc__ or "",
                 gate=None,
                 needs_valid_config=False,
                 fixable=False,
@@ -172,7 +174,7 @@ def emitted_rule(
             severity=severity,
             summary=summary,
             phase=phase,
-            doc=inspect.cleandoc(doc),
+            docstring=doc,
             gate=None,
             needs_valid_config=False,
             fixable=False,

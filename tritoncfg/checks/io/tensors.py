@@ -265,7 +265,10 @@ def _plainly_valid(io: Tensor) -> bool:
     if not io.name or not io.data_type or io.HasField("reshape"):
         return False
     dims = io.dims
-    return bool(dims) and all(dim > 0 or dim == WILDCARD for dim in dims)
+    if not dims:
+        return False
+    low = min(dims)  # at C speed: every dim >= 1, or the lowest is -1 and none is 0
+    return low > 0 or (low == WILDCARD and 0 not in dims)
 
 
 def shape_findings(

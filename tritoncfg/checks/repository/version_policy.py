@@ -9,7 +9,6 @@ from tritoncfg.checks.core.context import CheckContext, Finding, at
 from tritoncfg.checks.core.phase import Phase
 from tritoncfg.checks.core.registry import model_rule
 from tritoncfg.diagnostics import Severity
-from tritoncfg.repository.version_selection import select_versions
 from tritoncfg.workspace import LoadedModel
 
 PHASE = Phase.VERSIONS
@@ -52,7 +51,7 @@ def no_version_selected(model: LoadedModel, ctx: CheckContext) -> Iterator[Findi
         return  # TC105
     completion = ctx.completion(model)
     policy = completion.config.version_policy
-    if not select_versions(policy, model.dir.version_numbers).empty:
+    if not ctx.versions(model).empty:
         return
     if policy.WhichOneof("policy_choice") == "latest":
         message = "`latest` selects 0 versions (num_versions is 0 or not set); set num_versions: 1"
@@ -101,7 +100,7 @@ def specific_version_missing(model: LoadedModel, ctx: CheckContext) -> Iterator[
     ```
     """
     completion = ctx.completion(model)
-    selection = select_versions(completion.config.version_policy, model.dir.version_numbers)
+    selection = ctx.versions(model)
     on_disk = _on_disk(model) or "none"
     for index, version in selection.missing:
         yield Finding(
