@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from tritoncfg.checks.core.context import CheckContext, Finding, checkable
 from tritoncfg.checks.core.index import load_rules
 from tritoncfg.checks.core.phase import Phase
-from tritoncfg.checks.core.registry import ModelRule, Rule
+from tritoncfg.checks.core.registry import ModelRule, Rule, When
 from tritoncfg.workspace import LoadedModel
 
 if TYPE_CHECKING:
@@ -62,15 +62,25 @@ class RulePlan:
     ) -> list[tuple[ModelRule, list[Finding]]]:
         """(rule, its findings) for each rule of the plan that finds something in `model`, in
         rule order (rules that are not called, see `_applicable`, go to `skipped`). The findings
-        are computed once per model and shared through the context. A plain loop, not a
-        generator: it runs some 70 rules per model, most of which find nothing."""
+        are computed once per model and shared through the context. A rule whose `when` is
+        False for the model is not called: it finds nothing. A plain loop, not a generator: it
+        runs some 60 rules per model, most of which find nothing."""
         computed = ctx.findings_of(model)  # what the ensemble checks already asked for
         if computed:
             ctx.workspace.asked |= ctx.asked_for(model)
         found = []
+        opened: dict[When, bool] = {}  # each `when` asked once for the model
         for rule in self._applicable(model, ctx, skipped):
             findings = computed.get(rule.code)
             if findings is None:
+                when = rule.when
+                if when is not None:
+                    is_open = opened.get(when)
+                    if is_open is None:
+                        is_open = opened[when] = when(model, ctx)
+                    if not is_open:
+                        computed[rule.code] = []
+                        continue
                 findings = computed[rule.code] = list(rule.check(model, ctx))
             if findings:
                 found.append((rule, findings))
@@ -93,6 +103,9 @@ class RulePlan:
 
 
 def _check(rule: ModelRule, model: LoadedModel, ctx: CheckContext) -> list[Finding]:
+    when = rule.when
+    if when is not None and not when(model, ctx):
+        return []
     return list(rule.check(model, ctx))
 
 

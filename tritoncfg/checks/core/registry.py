@@ -22,6 +22,10 @@ if TYPE_CHECKING:  # the check context imports the schema: selecting rules does 
     from tritoncfg.workspace import LoadedModel
 
 ModelCheck = Callable[["LoadedModel", "CheckContext"], Iterable["Finding"]]
+# Whether a model has what a rule looks for, from a fact computed once per model and shared by
+# several rules (e.g. one pass over its inputs and outputs): the engine does not call a rule
+# whose `when` is False. It must be False only where the check would find nothing.
+When = Callable[["LoadedModel", "CheckContext"], bool]
 RepositoryCheck = Callable[["Repository", "CheckContext"], Iterable["Finding"]]
 
 
@@ -59,6 +63,7 @@ class ModelRule(Rule):
     """A rule the engine runs on each model."""
 
     check: ModelCheck
+    when: When | None = None  # see `When`; the gate (the config's features) is asked first
 
 
 @record(frozen=True)
@@ -101,12 +106,16 @@ def model_rule(
     summary: str,
     phase: Phase,
     gate: Gate | None = None,
+    when: When | None = None,
     needs_valid_config: bool = True,
     fixable: bool = False,
     step: int = 0,
 ) -> Callable[[ModelCheck], ModelRule]:
     """Declares the decorated check as a model rule; the name is bound to the `ModelRule`. Its
-    name, and where it lives, come from the rule table (table.py)."""
+    name, and where it lives, come from the rule table (table.py). `when` needs a config that
+    parses: it reads the model's completed config."""
+    if when is not None and not needs_valid_config:
+        raise ValueError(f"{code}: a rule with `when` needs a valid config")
 
     def decorate(check: ModelCheck) -> ModelRule:
         return _register(
@@ -123,6 +132,7 @@ def model_rule(
                 step=step,
                 module=check.__module__,
                 check=check,
+                when=when,
             )
         )
 

@@ -12,6 +12,11 @@ from tritoncfg.checks.core.registry import model_rule
 from tritoncfg.checks.io.tensors import (
     PHASE,
     ShapeProblem,
+    has_duplicate_name,
+    has_layout_format,
+    has_non_linear_io,
+    has_shape_problems,
+    has_shape_tensor,
     io_finding,
     platform_known,
     shape_findings,
@@ -28,6 +33,7 @@ from tritoncfg.workspace import LoadedModel
     severity=Severity.ERROR,
     summary="An empty reshape (a scalar) in a model with max_batch_size 0.",
     phase=PHASE,
+    when=has_shape_problems,
 )
 def io_empty_reshape_non_batching(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -61,6 +67,7 @@ def io_empty_reshape_non_batching(model: LoadedModel, ctx: CheckContext) -> Iter
     severity=Severity.ERROR,
     summary="The dims or reshape of a reshaped tensor hold more elements than int64 can count.",
     phase=PHASE,
+    when=has_shape_problems,
 )
 def io_element_count_overflow(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -94,6 +101,7 @@ def io_element_count_overflow(model: LoadedModel, ctx: CheckContext) -> Iterator
     severity=Severity.ERROR,
     summary="dims and reshape of a tensor do not describe the same number of elements.",
     phase=PHASE,
+    when=has_shape_problems,
 )
 def io_reshape_size_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -130,6 +138,7 @@ def io_reshape_size_mismatch(model: LoadedModel, ctx: CheckContext) -> Iterator[
     severity=Severity.ERROR,
     summary="An input with format FORMAT_NHWC or FORMAT_NCHW does not have exactly 3 dims.",
     phase=PHASE,
+    when=has_layout_format,
 )
 def input_format_needs_3_dims(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -173,6 +182,7 @@ def input_format_needs_3_dims(model: LoadedModel, ctx: CheckContext) -> Iterator
     severity=Severity.ERROR,
     summary="is_shape_tensor on a model whose platform is not tensorrt_plan.",
     phase=PHASE,
+    when=has_shape_tensor,
 )
 def shape_tensor_not_tensorrt(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -218,6 +228,7 @@ def shape_tensor_not_tensorrt(model: LoadedModel, ctx: CheckContext) -> Iterator
     severity=Severity.ERROR,
     summary="is_non_linear_format_io on a model whose platform is not tensorrt_plan.",
     phase=PHASE,
+    when=has_non_linear_io,
 )
 def non_linear_io_not_tensorrt(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -262,6 +273,7 @@ def non_linear_io_not_tensorrt(model: LoadedModel, ctx: CheckContext) -> Iterato
     severity=Severity.ERROR,
     summary="A TensorRT tensor with is_non_linear_format_io does not have exactly 3 dims.",
     phase=PHASE,
+    when=has_non_linear_io,
 )
 def non_linear_io_needs_3_dims(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -306,6 +318,7 @@ def non_linear_io_needs_3_dims(model: LoadedModel, ctx: CheckContext) -> Iterato
     summary="Two inputs (or two outputs) have the same name: Triton loads the model and keeps the "
     "first; required duplicate inputs fail every request.",
     phase=Phase.RUNTIME,
+    when=has_duplicate_name,
 )
 def duplicate_io_name(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """

@@ -271,6 +271,61 @@ def _plainly_valid(io: Tensor) -> bool:
     return low > 0 or (low == WILDCARD and 0 not in dims)
 
 
+@record(frozen=True)
+class IOFacts:
+    """What one pass over the inputs and outputs Triton validates (`CheckContext.io_config`)
+    finds that the family's rules look for: a rule whose fact is False finds nothing, and the
+    engine does not call it (`when=`). Most models have none of them."""
+
+    shape_problems: bool  # a tensor that is not `_plainly_valid` (TC301-TC307)
+    layout_format: bool  # an input of format FORMAT_NHWC or FORMAT_NCHW (TC308)
+    shape_tensor: bool  # a tensor with `is_shape_tensor` (TC309)
+    non_linear: bool  # a tensor with `is_non_linear_format_io` (TC310, TC311)
+    duplicate_name: bool  # two inputs, or two outputs, of one name (TC312)
+
+
+_LAYOUT_FORMATS = frozenset({ModelInput.FORMAT_NHWC, ModelInput.FORMAT_NCHW})
+
+
+def io_facts(model: LoadedModel, ctx: CheckContext) -> IOFacts:
+    return ctx.memo(("io-facts", id(model)), lambda: _io_facts(ctx.io_config(model)))
+
+
+def _io_facts(config: ModelConfig) -> IOFacts:
+    problems = layout = shape = non_linear = duplicate = False
+    for group in (config.input, config.output):
+        names = set()
+        for io in group:
+            if not problems and not _plainly_valid(io):
+                problems = True
+            shape = shape or io.is_shape_tensor
+            non_linear = non_linear or io.is_non_linear_format_io
+            names.add(io.name)
+        duplicate = duplicate or len(names) < len(group)
+    layout = any(io.format in _LAYOUT_FORMATS for io in config.input)
+    return IOFacts(problems, layout, shape, non_linear, duplicate)
+
+
+def has_shape_problems(model: LoadedModel, ctx: CheckContext) -> bool:
+    return io_facts(model, ctx).shape_problems
+
+
+def has_layout_format(model: LoadedModel, ctx: CheckContext) -> bool:
+    return io_facts(model, ctx).layout_format
+
+
+def has_shape_tensor(model: LoadedModel, ctx: CheckContext) -> bool:
+    return io_facts(model, ctx).shape_tensor
+
+
+def has_non_linear_io(model: LoadedModel, ctx: CheckContext) -> bool:
+    return io_facts(model, ctx).non_linear
+
+
+def has_duplicate_name(model: LoadedModel, ctx: CheckContext) -> bool:
+    return io_facts(model, ctx).duplicate_name
+
+
 def shape_findings(
     model: LoadedModel, ctx: CheckContext, wanted: ShapeProblem
 ) -> Iterator[Finding]:
@@ -303,6 +358,7 @@ def shape_findings(
     severity=Severity.ERROR,
     summary="An input or output has no name.",
     phase=PHASE,
+    when=has_shape_problems,
 )
 def io_missing_name(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -332,6 +388,7 @@ def io_missing_name(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     severity=Severity.ERROR,
     summary="An input or output has no data_type.",
     phase=PHASE,
+    when=has_shape_problems,
 )
 def io_missing_data_type(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -364,6 +421,7 @@ def io_missing_data_type(model: LoadedModel, ctx: CheckContext) -> Iterator[Find
     severity=Severity.ERROR,
     summary="An input or output has no dims (scalar shapes [] are not supported).",
     phase=PHASE,
+    when=has_shape_problems,
 )
 def io_missing_dims(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
@@ -397,6 +455,7 @@ def io_missing_dims(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     severity=Severity.ERROR,
     summary="A dims or reshape value that is 0 or below -1.",
     phase=PHASE,
+    when=has_shape_problems,
 )
 def io_invalid_dimension(model: LoadedModel, ctx: CheckContext) -> Iterator[Finding]:
     """
