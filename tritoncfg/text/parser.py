@@ -252,10 +252,12 @@ class _Parser:
             )
 
     def field(self, token: Token) -> Field:
-        leading = self.take_pending()
+        leading = self.pending  # `take_pending`, inline: some 20 fields per config
         if leading:
+            self.pending = []
             blank_before = token[2] - leading[-1].span.line >= 2
         else:
+            leading = _NO_COMMENTS
             blank_before = token[2] - self.last_line >= 2
         tokens = self.tokens
         pos = self.pos + 1  # the name; peek() already moved the comments before it
@@ -290,8 +292,11 @@ class _Parser:
         self.last_line = last_line
         if nxt[0] == COMMENT and not self.try_symbol(","):
             self.try_symbol(";")
-        if trailing is None:
-            trailing = self.trailing_comment(self.last_line)
+        if trailing is None:  # `trailing_comment`, inline
+            after = tokens[self.pos]
+            if after[0] == COMMENT and after[2] == self.last_line:
+                self.pos += 1
+                trailing = _comment(after, False)
         if self.pending:  # comments written inside the field itself (e.g. between name and value)
             leading = leading + self.take_pending()
         return Field(
@@ -346,6 +351,7 @@ class _Parser:
     def list_value(self) -> ListValue:
         opener = self.advance()
         open_comment = self.trailing_comment(opener[2])
+        tokens = self.tokens
         items: list[ListItem] = []
         close = self.try_symbol("]")
         while close is None:
@@ -360,8 +366,30 @@ class _Parser:
                 self.peek()
                 leading = self.take_pending()
                 value = self.item_value()
-            item = ListItem(value, leading, self.trailing_comment(self.last_line))
+            pos = self.pos
+            after = tokens[pos]
+            trailing = None
+            if after[0] == COMMENT and after[2] == self.last_line:  # `trailing_comment`
+                trailing = _comment(after, False)
+                pos += 1
+                self.pos = pos
+                after = tokens[pos]
+            item = ListItem(value, leading, trailing)
             items.append(item)
+            if after[0] == SYMBOL and (after[1] == "," or after[1] == "]") and not self.pending:
+                # the usual case: `,` or `]` right after the item (and its trailing comment), as
+                # `try_symbol` and `expect_symbol` below would take it, without their calls
+                self.pos = pos + 1
+                self.last_line = after[2]
+                if after[1] == "]":
+                    close = after
+                    break
+                if trailing is None:  # a comment after the comma, on its line
+                    comment = tokens[pos + 1]
+                    if comment[0] == COMMENT and comment[2] == after[2]:
+                        item.trailing = _comment(comment, False)
+                        self.pos = pos + 2
+                continue
             close = self.try_symbol("]")
             if close is None:
                 self.expect_symbol(",")
