@@ -14,7 +14,6 @@ import importlib
 import importlib.util
 import os
 import signal
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,8 @@ Triple = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 
 def read_plan(path: Path, *, timeout: float = PLAN_TIMEOUT_S) -> ModelIO | Unknowable:
     """The engine's I/O and profiles, or why they cannot be known on this machine."""
+    import subprocess  # a plan is read rarely: lint's start-up does without it
+
     try:
         size = path.stat().st_size
     except OSError as error:

@@ -6,7 +6,6 @@ facts both need (a tensor's dims or reshape, the sequence controls, the first in
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from difflib import get_close_matches
 
 from tritoncfg.checks.core.context import CheckContext, Finding, at
 from tritoncfg.complete.instance_groups import normalize_instance_groups
@@ -46,6 +45,8 @@ def allowed_list(names: Iterable[str]) -> str:
 def did_you_mean(name: str, choices: Iterable[str]) -> str:
     """` (did you mean 'x'?)` for the closest name, ignoring case; empty when none is close."""
     by_folded = {c.casefold(): c for c in choices}
+    from difflib import get_close_matches  # only for a name that is wrong
+
     close = get_close_matches(name.casefold(), list(by_folded), n=1, cutoff=0.6)
     return f" (did you mean '{by_folded[close[0]]}'?)" if close else ""
 
