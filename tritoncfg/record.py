@@ -64,9 +64,20 @@ def _setstate(self: Any, state: tuple[Any, ...]) -> None:
 _FACTORY = object()  # the default of a parameter whose field has a default_factory
 
 
+def _slot_setter(cls: Any, name: str) -> Any:
+    """The `__set__` of the slot that holds field `name` (in `cls` or the record it extends): a
+    frozen record's `__init__` stores through it, at a third less than `object.__setattr__`,
+    which looks the name up in the class's MRO on every call."""
+    for klass in cls.__mro__:
+        found = klass.__dict__.get(name)
+        if found is not None and hasattr(found, "__set__"):
+            return found.__set__
+    raise AttributeError(f"{cls.__qualname__} has no slot {name!r}")
+
+
 def _init(cls: Any, every: tuple[Field[Any], ...], frozen: bool) -> Any:
     """`__init__`, compiled once for the class, as dataclass writes it."""
-    env: dict[str, Any] = {"_set": object.__setattr__, "_FACTORY": _FACTORY}
+    env: dict[str, Any] = {"_FACTORY": _FACTORY}
     params: list[str] = []
     body: list[str] = []
     for f in every:
@@ -84,7 +95,11 @@ def _init(cls: Any, every: tuple[Field[Any], ...], frozen: bool) -> Any:
             value = name
         else:
             continue  # set by __post_init__
-        body.append(f"_set(self, {name!r}, {value})" if frozen else f"self.{name} = {value}")
+        if frozen:
+            env[f"_s_{name}"] = _slot_setter(cls, name)
+            body.append(f"_s_{name}(self, {value})")
+        else:
+            body.append(f"self.{name} = {value}")
     if hasattr(cls, "__post_init__"):
         body.append("self.__post_init__()")
     source = f"def __init__(self, {', '.join(params)}):\n    " + "\n    ".join(body or ["pass"])
