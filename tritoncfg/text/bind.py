@@ -198,15 +198,6 @@ class Binder(ErrorLog):
                 locations[field_path] = _new(Location, (node, None))
             if facts.is_message:
                 self.bind_message_field(node, facts, message, field_path)
-            elif not seen and node.colon and not facts.is_repeated and type(node.value) is Scalar:
-                # `name: value` written once, most fields: `bind_scalar_field`'s first case
-                scalar = node.value
-                try:
-                    converted = facts.convert(scalar, facts.fd)
-                except ValueError as exc:
-                    self.conversion_error(exc, scalar, facts.fd)
-                    continue
-                setattr(message, facts.name, converted)
             else:
                 self.bind_scalar_field(node, facts, message, field_path, seen)
 
