@@ -292,7 +292,7 @@ def io_facts(model: LoadedModel, ctx: CheckContext) -> IOFacts:
 
 
 def _io_facts(config: ModelConfig) -> IOFacts:
-    problems = layout = shape = non_linear = duplicate = False
+    problems = shape = non_linear = duplicate = False
     for group in (config.input, config.output):
         names = set()
         for io in group:
