@@ -15,6 +15,7 @@ def test_scale_bench_prints_every_ratio(tmp_path: Path) -> None:
     ratios = re.findall(r"^\s+(\S.*?)\s+(\d+\.\d+)x\s+\(target ([<>]=) ([\d.]+)\)", out, re.M)
     assert [label for label, *_ in ratios] == [
         "ratio lint / parse loop",
+        "ratio default pool / parse loop",
         "ratio pool / serial parse loop",
         "speed-up of the cached re-lint",
     ], out
