@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tritoncfg.models.io import ModelIO, Unknowable
 from tritoncfg.repository import ModelDir, Version
-from tritoncfg.repository.version_selection import select_versions
+from tritoncfg.repository.version_selection import VersionSelection, select_versions
 from tritoncfg.runtimes import BY_NAME
 from tritoncfg.schema import ModelConfig
 
@@ -51,9 +51,13 @@ def backend_format(config: ModelConfig) -> str | None:
     return config.backend if config.backend in _OPAQUE else None
 
 
-def loaded_version(model: ModelDir, config: ModelConfig) -> Version | None:
-    """The highest version the version policy selects that exists on disk."""
-    selection = select_versions(config.version_policy, model.version_numbers)
+def loaded_version(
+    model: ModelDir, config: ModelConfig, selection: VersionSelection | None = None
+) -> Version | None:
+    """The highest version the version policy selects that exists on disk (`selection`: the
+    policy's selection, where the caller has it)."""
+    if selection is None:
+        selection = select_versions(config.version_policy, model.version_numbers)
     for number in reversed(selection.selected):
         version = model.version(number)
         if version is not None:
@@ -82,12 +86,15 @@ def model_file(version: Version, filename: str, *, onnx: bool) -> Path | None:
     return target
 
 
-def read_model_io(model: ModelDir, config: ModelConfig) -> ModelIO | Unknowable | None:
-    """What the model file of the loaded version says about its I/O; None without a file."""
+def read_model_io(
+    model: ModelDir, config: ModelConfig, selection: VersionSelection | None = None
+) -> ModelIO | Unknowable | None:
+    """What the model file of the loaded version says about its I/O; None without a file
+    (`selection`: as for `loaded_version`)."""
     kind = backend_format(config)
     if kind is None:
         return None
-    version = loaded_version(model, config)
+    version = loaded_version(model, config, selection)
     if version is None:
         return None
     if kind in _OPAQUE:

@@ -60,8 +60,8 @@ class Location(NamedTuple):
     def name_span(self) -> Span:
         """The field name; for an element written in a list, the element's own opening."""
         if self.item is not None and isinstance(self.item.value, Block):
-            span = self.item.value.span
-            return Span(span.line, span.column, span.line, span.column + 1)
+            line, column = self.item.value.span[:2]
+            return _new(Span, (line, column, line, column + 1))
         return self.field.name_span
 
 

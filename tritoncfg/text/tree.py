@@ -13,6 +13,8 @@ from typing import Literal, NamedTuple
 from tritoncfg.record import record
 from tritoncfg.text.span import Span
 
+_new = tuple.__new__  # `_new(Span, (line, column, end_line, end_column))`: no Python `__new__`
+
 ScalarKind = Literal["identifier", "integer", "float", "string"]
 
 
@@ -42,7 +44,7 @@ class Scalar(NamedTuple):
 
     @property
     def span(self) -> Span:
-        return Span(self.line, self.column, self.end_line, self.end_column)
+        return _new(Span, self[3:])  # (line, column, end_line, end_column), at C speed
 
     @property
     def text(self) -> str:
@@ -95,7 +97,8 @@ class Field:
 
     @property
     def name_span(self) -> Span:
-        return Span(self.line, self.column, self.line, self.column + len(self.name))
+        line, column = self.line, self.column
+        return _new(Span, (line, column, line, column + len(self.name)))
 
     @property
     def span(self) -> Span:

@@ -321,10 +321,13 @@ def repo_agent_not_found(model: LoadedModel, ctx: CheckContext) -> Iterator[Find
     model_repository_agents { agents [ { name: "checksum" } ] }
     ```
     """
+    agents = ctx.config(model).model_repository_agents.agents
+    if not agents:
+        return
     directory = _repoagent_dir(ctx)
     searched = str(directory) if directory else DEFAULT_REPOAGENT_DIR
     known = STANDARD_REPOAGENTS | frozenset(ctx.options.repo_agents)
-    for i, agent in enumerate(ctx.config(model).model_repository_agents.agents):
+    for i, agent in enumerate(agents):
         lib = f"libtritonrepoagent_{agent.name}.so"
         if directory is not None:
             if exists_on_host(directory / agent.name / lib):

@@ -69,11 +69,11 @@ def python_auto_complete_contradicts_config(
     m/1/model.py     (no set_max_batch_size)
     ```
     """
-    from tritoncfg.models.python_autocomplete import read_autocomplete_calls
-
     config = ctx.config(model)
     if ctx.strict or config.backend != PYTHON_BACKEND or config.runtime == PYTHON_RUNTIME:
         return
+    from tritoncfg.models.python_autocomplete import read_autocomplete_calls
+
     filename = config.default_model_filename or PYTHON_RUNTIME
     for number in ctx.versions(model).selected:
         version = model.dir.version(number)

@@ -136,7 +136,9 @@ class CheckContext:
         if key not in self._model_ios:
             from tritoncfg.models.locate import read_model_io  # readers import onnx lazily
 
-            self._model_ios[key] = read_model_io(model.dir, self.config(model))
+            self._model_ios[key] = read_model_io(
+                model.dir, self.config(model), self.versions(model)
+            )
         return self._model_ios[key]
 
     def config(self, model: LoadedModel) -> ModelConfig:

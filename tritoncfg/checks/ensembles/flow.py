@@ -45,9 +45,11 @@ def map_items(
     """A step's `input_map` or `output_map` entries in the order the file writes them. A protobuf
     map iterates in no fixed order (Triton's C++ loop over it neither), and which entry comes
     first decides which one a finding points at ("already written by an earlier entry")."""
-    return sorted(
-        entries.items(), key=lambda item: (at(model, *map_path(index, which, item[0])), item[0])
-    )
+    items = list(entries.items())
+    if len(items) < 2 or model.config is None:  # nothing to order, or no file to order by
+        return sorted(items)
+    span_of, path = model.config.span_of, map_path(index, which, "")[:-1]
+    return sorted(items, key=lambda item: (span_of((*path, item[0])), item[0]))
 
 
 @record(eq=False)

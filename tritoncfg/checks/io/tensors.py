@@ -298,11 +298,14 @@ def _io_facts(config: ModelConfig) -> IOFacts:
         for io in group:
             if not problems and not _plainly_valid(io):
                 problems = True
-            shape = shape or io.is_shape_tensor
-            non_linear = non_linear or io.is_non_linear_format_io
+            if io.is_shape_tensor:
+                shape = True
+            if io.is_non_linear_format_io:
+                non_linear = True
             names.add(io.name)
-        duplicate = duplicate or len(names) < len(group)
-    layout = any(io.format in _LAYOUT_FORMATS for io in config.input)
+        if len(names) < len(group):
+            duplicate = True
+    layout = any([io.format in _LAYOUT_FORMATS for io in config.input])
     return IOFacts(problems, layout, shape, non_linear, duplicate)
 
 

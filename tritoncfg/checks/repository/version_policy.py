@@ -99,10 +99,12 @@ def specific_version_missing(model: LoadedModel, ctx: CheckContext) -> Iterator[
     version_policy { specific { versions: [ 1 ] } }
     ```
     """
+    missing = ctx.versions(model).missing
+    if not missing:
+        return
     completion = ctx.completion(model)
-    selection = ctx.versions(model)
     on_disk = _on_disk(model) or "none"
-    for index, version in selection.missing:
+    for index, version in missing:
         yield Finding(
             f"version {version} has no directory '{version}/' in model '{model.name}' (version "
             f"directories: {on_disk}); Triton does not load it. Create it or remove the entry",
