@@ -10,7 +10,7 @@ import pickle
 import pytest
 
 from tritoncfg.diagnostics import Fix
-from tritoncfg.record import record
+from tritoncfg.record import field, fields, record, replace
 
 
 @record(frozen=True)
@@ -93,3 +93,48 @@ class Node:
 def test_eq_false_keeps_identity_equality_and_hashing() -> None:
     a = Node("x")
     assert a != Node("x") and a == a and len({a, Node("x")}) == 2
+
+
+@record(frozen=True)
+class Base:
+    code: str
+    level: int = 1
+
+
+@record(frozen=True)
+class Derived(Base):
+    extra: tuple[str, ...] = field(default=(), compare=False)
+    seen: list[str] = field(default_factory=list, repr=False)
+
+
+def test_a_record_extends_a_record_with_its_own_field_declarations() -> None:
+    made = Derived("TC001", 2, ("x",))
+    assert [f.name for f in fields(Derived)] == ["code", "level", "extra", "seen"]
+    assert [f.name for f in dataclasses.fields(made)] == ["code", "level", "extra", "seen"]
+    assert made == Derived("TC001", 2) and made != Base("TC001", 2)  # extra: compare=False
+    assert repr(made) == "Derived(code='TC001', level=2, extra=('x',))"
+    assert Derived("a").seen is not Derived("a").seen and not hasattr(made, "__dict__")
+    assert isinstance(made, Base) and Derived.__slots__ == ("extra", "seen")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.code = "TC002"  # type: ignore[misc]
+    assert pickle.loads(pickle.dumps(made)) == made
+
+
+def test_replace_makes_a_new_record_through_its_init() -> None:
+    point = Point(1, "a", ("t",))
+    moved = replace(point, x=2)
+    assert moved == Point(2, tags=("t",)) and moved.label == "a" and point.x == 1
+    assert replace(Chosen(("a", "b")), limit=1).chosen == {"a"}  # __post_init__ ran again
+    with pytest.raises(ValueError, match="init=False"):
+        replace(Chosen(("a",)), chosen=frozenset())
+    plain = dataclasses.make_dataclass("Plain", [("n", int)])(1)  # a plain dataclass
+    assert replace(plain, n=3).n == 3
+
+
+def test_a_field_without_default_after_one_with_a_default_is_refused() -> None:
+    with pytest.raises(TypeError, match="non-default argument 'b' follows default argument"):
+
+        @record
+        class Bad:
+            a: int = 0
+            b: int

@@ -22,11 +22,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 
 CONFIG_FILENAME = "config.pbtxt"
 NEVER_WALKED = frozenset({".git", ".tritoncfg_cache"})  # fmt's walk does not enter these

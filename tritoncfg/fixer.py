@@ -8,9 +8,7 @@ edited text (in memory); a file whose edit would add parse errors is left as it 
 from __future__ import annotations
 
 import bisect
-import dataclasses
 from collections.abc import Iterable, Mapping
-from dataclasses import field
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -20,7 +18,7 @@ from tritoncfg.checks import LintOptions
 from tritoncfg.checks.core.selection import PathFilters, RuleSelection
 from tritoncfg.diagnostics import Diagnostic
 from tritoncfg.lintoptions import LintOverrides
-from tritoncfg.record import record
+from tritoncfg.record import field, record, replace
 from tritoncfg.text import parse
 from tritoncfg.text.edits import Edit, apply_edits, edit_range, line_starts
 
@@ -60,9 +58,7 @@ def fix_project(
     )
     setup = chosen.setup
     outcome = fix(chosen.paths, setup.options, setup.selection, setup.filters, unsafe=unsafe)
-    outcome.result = dataclasses.replace(
-        outcome.result, warnings_as_errors=setup.warnings_as_errors
-    )
+    outcome.result = replace(outcome.result, warnings_as_errors=setup.warnings_as_errors)
     return outcome
 
 

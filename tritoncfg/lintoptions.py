@@ -11,14 +11,13 @@ the option as the command line spells it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tritoncfg.options.table import BY_KEY, LINT_OPTIONS
 from tritoncfg.options.values import OptionError as OptionError
 from tritoncfg.options.values import parse_severities
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 from tritoncfg.settings import Settings
 
 if TYPE_CHECKING:

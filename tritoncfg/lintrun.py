@@ -14,12 +14,10 @@ is killed (an OOM kill) is linted once more in a new worker; killed again, its o
 
 from __future__ import annotations
 
-import dataclasses
 import operator
 import os
 import signal
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any, TypeVar, cast
 
 from tritoncfg.checks.core.context import CheckContext
@@ -35,7 +33,7 @@ from tritoncfg.checks.core.suppress import (
 )
 from tritoncfg.diagnostics import Diagnostic
 from tritoncfg.processes.pool import run_chunks, working_on
-from tritoncfg.record import record
+from tritoncfg.record import fields, record, replace
 from tritoncfg.repository import LayoutIssue, ModelDir, Repository
 from tritoncfg.repository.discover import Pick, RootPlan
 from tritoncfg.sourcetexts import SourceTexts as SourceTexts
@@ -174,8 +172,8 @@ _STOP_AT = os.environ.get(STOP_HOOK)
 def _by_init(cls: type[Any]) -> Callable[[Any], tuple[type[Any], tuple[Any, ...]]]:
     """A pickle reducer calling the record's `__init__` with its fields (they must all be
     init fields, in order): much cheaper to load than a record's generic state."""
-    names = [f.name for f in dataclasses.fields(cls)]
-    assert all(f.init for f in dataclasses.fields(cls)) and len(names) > 1
+    names = [f.name for f in fields(cls)]
+    assert all(f.init for f in fields(cls)) and len(names) > 1
     get = operator.attrgetter(*names)
     return lambda obj: (cls, get(obj))
 

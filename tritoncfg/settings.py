@@ -8,12 +8,11 @@ settings` prints it) with jsonschema, imported only when a configuration exists.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from tritoncfg.options.table import settings_schema
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 
 # every key is a lint option, declared once in options/table.py with its schema
 CONFIG_SCHEMA: dict[str, Any] = settings_schema()

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tritoncfg.confined import read_regular
-from tritoncfg.record import record
+from tritoncfg.record import field, record, replace
 from tritoncfg.repository import ModelDir, Repository, RepositoryError, discover_many
 from tritoncfg.repository.mentions import Known, Mentions, file_stamp, strings_written
 from tritoncfg.repository.model import CONFIG_FILENAME, is_json_path

@@ -7,13 +7,13 @@ Free of Typer, as lint_core.py: the fast path (`lint PATH...`) goes through here
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tritoncfg.cli.common import fail
+from tritoncfg.record import replace
 
 if TYPE_CHECKING:
     from tritoncfg.api import LintResult
@@ -97,9 +97,7 @@ def with_environment(request: LintRequest) -> LintRequest:
     if folder is None:
         return request
     absolute = Path(os.path.abspath(os.path.expanduser(folder)))
-    return dataclasses.replace(
-        request, overrides=dataclasses.replace(overrides, cache_dir=absolute)
-    )
+    return replace(request, overrides=replace(overrides, cache_dir=absolute))
 
 
 def read_stdin() -> str:
@@ -149,7 +147,7 @@ def lint_stdin(request: LintRequest, text: str) -> LintResult:
         # the folder does not exist yet (an editor's new file): whether it will hold version
         # folders is not known, so TC105 (no version directory) would fire on every buffer
         kept = [d for d in renamed.diagnostics if d.code != NO_VERSION_DIRECTORY]
-        return dataclasses.replace(renamed, diagnostics=kept)
+        return replace(renamed, diagnostics=kept)
 
 
 def _left_out(filters: PathFilters, name: Path) -> bool:

@@ -9,7 +9,6 @@ Free of Typer, Click and Rich, like lint_core.py, which calls it (the pre-commit
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import io
 import os
 import sys
@@ -119,11 +118,15 @@ def _report(request: LintRequest, result: LintResult, out: TextIO, *, relative: 
     cwd = Path.cwd()
     diagnostics, sources, file_paths = result.diagnostics, result.sources, result.file_paths
     if relative:
+        shown: dict[str, str] = {}  # a file's findings share its path: made relative once
 
         def show(path: str) -> str:
-            return shown_path(path, cwd)
+            found = shown.get(path)
+            if found is None:
+                found = shown[path] = shown_path(path, cwd)
+            return found
 
-        diagnostics = [dataclasses.replace(d, path=show(d.path)) for d in diagnostics]
+        diagnostics = [d.moved(show(d.path)) for d in diagnostics]
         sources = _renamed(sources, show)
         file_paths = [show(p) for p in file_paths]
     return Report(

@@ -6,13 +6,12 @@ name the request. Free of Typer, Click and Rich: the fast path (cli/main.py) bui
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
 
 from tritoncfg.cli.common import Color
 from tritoncfg.lintoptions import LintOverrides
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 
 
 @record(frozen=True)

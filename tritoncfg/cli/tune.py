@@ -139,9 +139,8 @@ def _fitting(
     target: Target, base: BatcherConfig, gpus: int, space: Space, setup: LintSetup
 ) -> Space:
     """`space` with only the instance counts whose weights fit in the GPU's memory."""
-    from dataclasses import replace
-
     from tritoncfg.gen.tuned import most_that_fit
+    from tritoncfg.record import replace
 
     step = space.instance_step
     counts = range(step, space.most_instances + 1, step)

@@ -3,11 +3,9 @@ lists it fills: apart from both, so neither imports the other's module back."""
 
 from __future__ import annotations
 
-from dataclasses import field
-
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 from tritoncfg.schema import ModelConfig, ModelInput, ModelOutput
 
 ConfigTensors = (

@@ -10,7 +10,6 @@ here: that is what `lint` reports.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import field
 
 from tritoncfg.complete import complete_core
 from tritoncfg.complete.backend import DEFAULT_MAX_BATCH_SIZE, autocomplete_backend
@@ -18,7 +17,7 @@ from tritoncfg.complete.completion import BackendCompletion
 from tritoncfg.complete.instance_groups import NormalizedGroup, normalize_instance_groups
 from tritoncfg.complete.normalize import normalize_model_config
 from tritoncfg.models.io import ModelIO, Unknowable
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 from tritoncfg.schema import ModelConfig, ModelInstanceGroup
 from tritoncfg.workspace import LoadedModel, load_model
 

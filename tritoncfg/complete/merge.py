@@ -21,13 +21,11 @@ bind to the original message plus the added values.
 
 from __future__ import annotations
 
-from dataclasses import field
-
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from tritoncfg.complete.full import FullCompletion
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 from tritoncfg.schema import ModelConfig, ModelInput, ModelOutput
 from tritoncfg.text import ParsedConfig, parse
 from tritoncfg.text.edits import Edit, apply_edits

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tritoncfg.diagnostics import Diagnostic
 from tritoncfg.lintoptions import LintOverrides, LintSetup
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 
 if TYPE_CHECKING:
     from tritoncfg.api import LintResult

@@ -11,12 +11,10 @@ sent. An empty preferred list is normalized to `[max_batch_size]` (`model_config
 
 from __future__ import annotations
 
-from dataclasses import field
-
 from tritoncfg.gen.change import Change, GenError, GenUsageError
 from tritoncfg.gen.field_update import set_fields
 from tritoncfg.gen.target import Target
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 from tritoncfg.schema import ModelConfig, ModelDynamicBatching, ModelQueuePolicy
 
 

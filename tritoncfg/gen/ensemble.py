@@ -18,7 +18,6 @@ numeric version directory, which may be empty (`model_lifecycle.cc`); it gets a 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
 from pathlib import Path
 
 from tritoncfg.diagnostics import Diagnostic
@@ -26,7 +25,7 @@ from tritoncfg.gen.change import Change, GenError, GenUsageError
 from tritoncfg.gen.field_update import set_fields
 from tritoncfg.gen.target import completed_config, load_target
 from tritoncfg.lintoptions import LintSetup
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 from tritoncfg.scaffold.models import KEEP
 from tritoncfg.schema import ModelConfig
 from tritoncfg.text import ParsedConfig

@@ -10,10 +10,10 @@ repository is copied or listed beyond what lint itself lists.
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from pathlib import Path
 
 from tritoncfg.gen.change import GenUsageError
+from tritoncfg.record import replace
 from tritoncfg.repository import CONFIG_FILENAME, Entry, ModelDir, Repository, Version
 from tritoncfg.repository.discover import Pick, RootPlan, plan_many
 from tritoncfg.repository.model import LayoutIssue, byte_order

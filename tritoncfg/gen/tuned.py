@@ -6,13 +6,13 @@ the most instances whose weights fit in it (lint's TC914).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tritoncfg.gen.change import Change, GenError, lint_findings
 from tritoncfg.gen.dynamic_batching import BatchingRequest, build
 from tritoncfg.gen.field_update import set_fields
 from tritoncfg.gen.target import Target
+from tritoncfg.record import replace
 from tritoncfg.schema import ModelConfig
 from tritoncfg.tune.batcher import BatcherConfig, from_model_config, instance_unit
 

@@ -26,12 +26,11 @@ import math
 import random
 import re
 import struct
-from dataclasses import field
 
 from tritoncfg.gen.change import Change, GenError, GenUsageError
 from tritoncfg.gen.field_update import set_fields
 from tritoncfg.gen.target import Target, completed_config
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 from tritoncfg.schema import DataType, ModelConfig, ModelInput, ModelSequenceBatching, ModelWarmup
 from tritoncfg.schema.implicit import control_tensors
 

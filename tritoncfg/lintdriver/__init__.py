@@ -9,7 +9,6 @@ comments to them without linting it again."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -22,6 +21,7 @@ from tritoncfg.cloud.url import is_cloud
 from tritoncfg.gcpause import collector_paused
 from tritoncfg.lintcache import LintCache
 from tritoncfg.lintdriver.result import LintResult
+from tritoncfg.record import replace
 
 if TYPE_CHECKING:
     from tritoncfg.diagnostics import Diagnostic
@@ -60,7 +60,7 @@ def lint_paths(
                 warnings_as_errors=warnings_as_errors,
             )
             # the texts read now: the staged copies are gone once this returns
-            return dataclasses.replace(found, sources=dict(found.sources)).renamed(to_url)
+            return replace(found, sources=dict(found.sources)).renamed(to_url)
 
         return lint_staged(items, lint_local)
     with collector_paused():  # trees, messages, findings: no cycles, all kept to the end
@@ -74,7 +74,7 @@ def lint_paths(
             cache_dir,
         )
     if warnings_as_errors:
-        result = dataclasses.replace(result, warnings_as_errors=True)
+        result = replace(result, warnings_as_errors=True)
     return result
 
 
@@ -97,7 +97,7 @@ def _lint(
         return LintResult(**replayed, replayed=True)
     result = _lint_afresh(items, job, jobs, cache)
     if cache is not None and cache.folder.refused is not None:
-        result = dataclasses.replace(result, notes=[*result.notes, cache.folder.refused])
+        result = replace(result, notes=[*result.notes, cache.folder.refused])
     return result
 
 

@@ -3,7 +3,6 @@ as lint reads them and the settings that apply to them, merged with the caller's
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -11,7 +10,7 @@ from typing import Any
 
 from tritoncfg.cloud.url import is_cloud
 from tritoncfg.lintoptions import LintOverrides, LintSetup, OptionError, lint_setup
-from tritoncfg.record import record
+from tritoncfg.record import record, replace
 from tritoncfg.settings import load_settings, project_repository
 
 
@@ -55,7 +54,7 @@ def project(
     )
     setup = lint_setup(settings, overrides)
     if len(local) < len(chosen):  # the cache keys local files only
-        setup = dataclasses.replace(setup, cache_dir=None)
+        setup = replace(setup, cache_dir=None)
     return Project(tuple(chosen), setup)
 
 

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping
-from dataclasses import field
 
 from tritoncfg.diagnostics import Diagnostic, Severity
-from tritoncfg.record import record
+from tritoncfg.record import field, record, replace
 from tritoncfg.sourcetexts import SourceTexts
 
 
@@ -47,11 +45,11 @@ class LintResult:
         def rename(d: Diagnostic) -> Diagnostic:
             triton = d.triton
             if triton is not None and triton.message is not None:
-                triton = dataclasses.replace(triton, message=name(triton.message))
-            return dataclasses.replace(d, path=name(d.path), message=name(d.message), triton=triton)
+                triton = replace(triton, message=name(triton.message))
+            return replace(d, path=name(d.path), message=name(d.message), triton=triton)
 
         sources = self.sources
-        return dataclasses.replace(
+        return replace(
             self,
             diagnostics=[rename(d) for d in self.diagnostics],
             sources=sources.renamed(name)

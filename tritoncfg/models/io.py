@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import field
 from pathlib import Path
 from typing import Literal
 
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 
 # A dimension: a fixed size (>= 0), a symbolic name ("batch"), or None (unknown / dynamic, -1).
 Dim = int | str | None

@@ -8,11 +8,10 @@ plan, comparison, the report, suggestions) works on these types only, so it is t
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 
 if TYPE_CHECKING:
     import numpy as np

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from tritoncfg.probe.contract import (
@@ -32,7 +31,7 @@ from tritoncfg.probe.flow import Flow
 from tritoncfg.probe.measure import DIGITS, Windows, window
 from tritoncfg.probe.plan import ModelPlan
 from tritoncfg.probe.results import UNTIMED, work
-from tritoncfg.record import record
+from tritoncfg.record import record, replace
 from tritoncfg.schema import DataType, ModelConfig
 
 if TYPE_CHECKING:

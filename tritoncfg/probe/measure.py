@@ -24,10 +24,9 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
-from dataclasses import field
 
 from tritoncfg.probe.contract import ProbeSettings
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 
 STABLE_WINDOWS = 3  # perf_analyzer's: three consecutive windows must agree
 PERCENTILES = ("p50", "p90", "p95", "p99")

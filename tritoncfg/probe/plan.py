@@ -17,14 +17,13 @@ other sizes run at opt, so the cost stays linear.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field, fields
 from pathlib import Path
 from typing import Any
 
 from tritoncfg.models.io import ModelIO, Profile, TensorInfo
 from tritoncfg.probe.contract import TestPoint
 from tritoncfg.probe.coverage import ALL, SWEEP, BatchCoverage, batch_sizes
-from tritoncfg.record import record
+from tritoncfg.record import field, fields, record
 from tritoncfg.schema import ModelConfig, ModelInput
 from tritoncfg.schema.implicit import implicit_inputs
 

@@ -5,12 +5,11 @@ Pure data (no runtime import), so the report, the suggestions and the parent pro
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import Any
 
 from tritoncfg.probe.contract import PointResult, Status, TestPoint
 from tritoncfg.probe.plan import ModelPlan
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 
 NOT_RUN = "not run"
 UNTIMED = "outputs checked; not timed yet"  # sent before the point's windows (execute.py)

@@ -18,14 +18,13 @@ batch size, the one at "opt", else the first). The rules (docs/probe.md):
 from __future__ import annotations
 
 import math
-from dataclasses import field
 from typing import TYPE_CHECKING
 
 from tritoncfg.batch_rule import Measured, pick, probe_spread
 from tritoncfg.probe.contract import PointResult
 from tritoncfg.probe.measure import tail
 from tritoncfg.probe.results import ModelResult
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 from tritoncfg.schema import ModelConfig
 
 if TYPE_CHECKING:

@@ -39,7 +39,9 @@ SNIPPET_WIDTH = 160  # a longer source line is shown as a window around the find
 
 
 def visible(text: str) -> str:
-    return text.translate(_VISIBLE)
+    # a printable text has no control character to replace (isprintable runs at C speed; a
+    # report shows a message and a source line per finding)
+    return text if text.isprintable() else text.translate(_VISIBLE)
 
 
 def _snippet(paint: _Painter, diagnostic: Diagnostic, lines: list[str]) -> list[str]:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import field
 from pathlib import Path
 from typing import Protocol
 
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 from tritoncfg.repository.fs import Listing, list_dir
 from tritoncfg.repository.model import (
     CONFIG_FILENAME,

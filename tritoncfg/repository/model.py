@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from tritoncfg.confined import PathRefused, read_regular
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 
 if TYPE_CHECKING:
     from tritoncfg.text.span import Span

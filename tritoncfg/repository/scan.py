@@ -4,10 +4,9 @@
 from __future__ import annotations
 
 import os
-from dataclasses import field
 from pathlib import Path
 
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 from tritoncfg.repository.fs import Listing, list_dir, probe_file, within
 from tritoncfg.repository.model import (
     CONFIG_FILENAME,

@@ -4,10 +4,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import field
 from pathlib import Path
 
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 from tritoncfg.scaffold.resources import read_template, render
 from tritoncfg.scaffold.spec import ScaffoldError, TensorSpec
 from tritoncfg.schema import ModelConfig, ModelInput, ModelOutput

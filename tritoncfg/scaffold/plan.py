@@ -11,12 +11,11 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from dataclasses import field
 from pathlib import Path
 
 from tritoncfg.atomic import copy_atomic, current_umask, write_atomic
 from tritoncfg.confined import confine, read_regular
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 from tritoncfg.scaffold.models import ModelFiles
 from tritoncfg.scaffold.spec import NAME_MAX, ScaffoldError
 

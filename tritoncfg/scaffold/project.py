@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import field
 from pathlib import Path
 
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 from tritoncfg.scaffold.deploy import has_python_models, manifests
 from tritoncfg.scaffold.destination import check_repository_request, destination
 from tritoncfg.scaffold.ignore import gitignore_lines, readme_list

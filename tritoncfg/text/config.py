@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import field
-
 from tritoncfg.gcpause import collector_paused
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 from tritoncfg.schema import ModelConfig
 from tritoncfg.text.bind import Binder, ErrorLog, FieldPath, Location, SourceMap, TextError
 from tritoncfg.text.parser import SyntaxProblem, parse_tree

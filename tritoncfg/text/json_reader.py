@@ -12,10 +12,9 @@ import bisect
 import json
 import re
 from collections.abc import Callable
-from dataclasses import field
 from typing import Literal
 
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 from tritoncfg.text.parser import RECURSION_LIMIT, SyntaxProblem
 from tritoncfg.text.span import Span
 

@@ -7,10 +7,9 @@ The tree is schema-free: it records fields, values and comments exactly as writt
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import field
 from typing import Literal, NamedTuple
 
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 from tritoncfg.text.span import Span
 
 _new = tuple.__new__  # `_new(Span, (line, column, end_line, end_column))`: no Python `__new__`

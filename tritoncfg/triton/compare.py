@@ -8,10 +8,9 @@ repository config (completion.py) reproduces the server's value, else `backend o
 from __future__ import annotations
 
 import json
-from dataclasses import field
 from pathlib import Path
 
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 from tritoncfg.repository.model import is_json_path
 from tritoncfg.schema import ModelConfig
 from tritoncfg.text import parse

@@ -5,11 +5,9 @@ the differential tests to compare with a real server: `tritoncfg complete`'s ful
 
 from __future__ import annotations
 
-from dataclasses import field
-
 from tritoncfg.complete import complete_core
 from tritoncfg.complete.instance_groups import normalize_instance_groups
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 from tritoncfg.schema import ModelConfig
 from tritoncfg.workspace import LoadedModel
 

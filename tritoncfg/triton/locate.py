@@ -14,10 +14,9 @@ import importlib.util
 import os
 import shutil
 import sys
-from dataclasses import field
 from pathlib import Path
 
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 
 NGC_ROOT = Path("/opt/tritonserver")
 PYTHON_STUB = "triton_python_backend_stub"

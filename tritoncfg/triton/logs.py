@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
-from tritoncfg.record import record
+from tritoncfg.record import record, replace
 
 # Triton 2.4x+: `<level><mmdd> <time> <thread> <file>:<line>] "<message, C-escaped>"`
 _TRITON_LINE = re.compile(

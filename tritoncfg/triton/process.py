@@ -12,12 +12,11 @@ import signal
 import subprocess
 import time
 from contextlib import suppress
-from dataclasses import field
 from pathlib import Path
 from types import TracebackType
 
 from tritoncfg.processes.supervise import exited, signal_group
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 from tritoncfg.triton.locate import ServerDistribution
 from tritoncfg.triton.logs import LogTail
 from tritoncfg.triton.ports import LOOPBACK, free_ports

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -30,7 +29,7 @@ def shown_path(path: str, cwd: Path | None = None) -> str:
 
 
 def _relative(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
-    return [replace(d, path=shown_path(d.path)) for d in diagnostics]
+    return [d.moved(shown_path(d.path)) for d in diagnostics]
 
 
 def _tritoncfg_cell(verdict: ModelVerdict) -> str:

@@ -22,14 +22,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
 
 from tritoncfg.checks import RULES
 from tritoncfg.checks.verify.triton_rejected import TRITON_REJECTED
 from tritoncfg.diagnostics import Diagnostic, Severity, TritonVerdict
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 from tritoncfg.text.span import FILE_START
 from tritoncfg.triton.load import LoadOutcome, TritonError
 from tritoncfg.triton.where import locate

@@ -10,7 +10,6 @@ import os
 import re
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import field
 from pathlib import Path
 
 from tritoncfg.api import LintResult, lint, load
@@ -19,7 +18,7 @@ from tritoncfg.checks.core.context import TritonMode
 from tritoncfg.checks.core.engine import report_order
 from tritoncfg.diagnostics import Diagnostic
 from tritoncfg.processes.supervise import stop_on_signals
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 from tritoncfg.triton.load import DEFAULT_LOAD_TIMEOUT, LoadOutcome, load_model, unload_model
 from tritoncfg.triton.locate import locate_server
 from tritoncfg.triton.mirror import PathMap, mirror_repository

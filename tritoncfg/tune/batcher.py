@@ -7,9 +7,7 @@ Values are Triton's after normalization: no `preferred_batch_size` means `[max_b
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from tritoncfg.record import record
+from tritoncfg.record import record, replace
 from tritoncfg.schema import ModelConfig
 
 REJECT, DELAY = 0, 1  # ModelQueuePolicy.TimeoutAction

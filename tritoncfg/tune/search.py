@@ -20,9 +20,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
-from dataclasses import replace
 
-from tritoncfg.record import record
+from tritoncfg.record import record, replace
 from tritoncfg.tune.arrivals import poisson
 from tritoncfg.tune.batcher import BatcherConfig
 from tritoncfg.tune.engine import simulate

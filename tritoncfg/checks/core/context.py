@@ -4,7 +4,6 @@ model I/O, memoized facts, findings), and what a check reports (`Finding`)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import field
 from typing import TYPE_CHECKING, TypeVar
 
 from tritoncfg.checks.core.options import LintOptions as LintOptions
@@ -12,7 +11,7 @@ from tritoncfg.checks.core.options import ModelFiles as ModelFiles
 from tritoncfg.checks.core.options import TritonMode as TritonMode
 from tritoncfg.checks.core.phase import Phase
 from tritoncfg.diagnostics import Fix, Severity
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 from tritoncfg.text.span import FILE_START, Span
 from tritoncfg.workspace import LoadedModel, Workspace
 

@@ -5,14 +5,13 @@ run the cache replays imports neither the lint run (lintrun.py) nor the check co
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import field, replace
 
 from tritoncfg.checks.core.index import load_rules, repository_codes, rule_of
 from tritoncfg.checks.core.options import LintOptions
 from tritoncfg.checks.core.registry import Rule
 from tritoncfg.checks.core.selection import PathFilters, RuleSelection
 from tritoncfg.diagnostics import Diagnostic, Severity
-from tritoncfg.record import record
+from tritoncfg.record import field, record, replace
 from tritoncfg.repository.model import is_json_path
 
 

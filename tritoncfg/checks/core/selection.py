@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Mapping
-from dataclasses import field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -15,7 +13,7 @@ from tritoncfg.checks.core.table import rule_index, table
 from tritoncfg.checks.parse.codes import CHECKS_SKIPPED_CODE, PARSE_ERRORS
 from tritoncfg.diagnostics import Severity
 from tritoncfg.file_selection import FileSelection
-from tritoncfg.record import record
+from tritoncfg.record import field, record, replace
 
 ALL = "ALL"
 # The engine's own note and the parse errors: selection cannot hide a config Triton cannot read,
@@ -148,7 +146,7 @@ class PathFilters:
 
     def fresh(self) -> PathFilters:
         """The same filters, the ignore files to be read again (a new run)."""
-        return dataclasses.replace(self)
+        return replace(self)
 
     def _relative(self, path: Path | str) -> str:
         target = Path(path).resolve()

@@ -7,10 +7,8 @@ code that does not exist, is a finding (like ruff's RUF100).
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import field
 from pathlib import Path
 
 from tritoncfg.checks.core.phase import Phase
@@ -18,7 +16,7 @@ from tritoncfg.checks.core.registry import Rule, emitted_rule
 from tritoncfg.checks.core.table import rule_index, table
 from tritoncfg.checks.parse.codes import PARSE_ERRORS
 from tritoncfg.diagnostics import Diagnostic, Severity
-from tritoncfg.record import record
+from tritoncfg.record import field, record, replace
 from tritoncfg.text.span import Span
 from tritoncfg.workspace import LoadedModel, Workspace
 
@@ -94,7 +92,7 @@ def gather_suppressions(workspace: Workspace) -> tuple[Suppression, ...]:
     are used is only known when that config is linted itself (--model-config-name)."""
     own = [s for model in workspace.models for s in _suppressions(model)]
     alternatives = [
-        dataclasses.replace(s, alternative=True)
+        replace(s, alternative=True)
         for model in workspace.loaded_alternatives
         for s in _suppressions(model)
     ]

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator, Mapping
-from dataclasses import field
 
 from tritoncfg.checks.core import gates
 from tritoncfg.checks.core.context import CheckContext, Finding, at
 from tritoncfg.checks.core.phase import Phase
 from tritoncfg.checks.core.registry import model_rule
 from tritoncfg.diagnostics import Severity
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 from tritoncfg.schema import ModelConfig
 from tritoncfg.text.bind import FieldPath
 from tritoncfg.workspace import LoadedModel

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Sequence
-from dataclasses import field
 from enum import Enum, auto
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from tritoncfg.checks.common.tensor_size import dims_text
 from tritoncfg.checks.core.context import CheckContext, checkable
 from tritoncfg.checks.ensembles.flow import map_items, map_path, step_path
 from tritoncfg.diagnostics import Severity
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 from tritoncfg.schema import DataType, ModelConfig, ModelEnsembling, ModelInput, ModelOutput
 from tritoncfg.text.bind import FieldPath
 from tritoncfg.workspace import LoadedModel

@@ -8,7 +8,6 @@ message.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +23,7 @@ from tritoncfg.probe.runners.onnxruntime_options import (
     apply,
     triton_session_options,
 )
+from tritoncfg.record import replace
 from tritoncfg.schema import ModelConfig
 
 if TYPE_CHECKING:

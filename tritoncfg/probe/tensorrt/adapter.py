@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable
-from dataclasses import field
 from typing import Any
 
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 
 # Precisions a user may ask for, and the builder flag that carries each (TensorRT 10).
 PRECISION_FLAGS: dict[str, str | None] = {

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from tritoncfg.models.dtypes import trt_type
 from tritoncfg.probe.tensorrt.adapter import CapturedLog, TrtAdapter, UnsupportedPrecision
 from tritoncfg.probe.tensorrt.profiles import NetInput, ProfileShapes
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 
 DEFAULT_WORKSPACE = 1 << 30
 

@@ -7,13 +7,12 @@ names, data types, shapes, and profiles that cover every declared batch size and
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import Any
 
 from tritoncfg.models.dtypes import short_type, trt_type
 from tritoncfg.probe.tensorrt.adapter import CapturedLog, TrtAdapter
 from tritoncfg.probe.tensorrt.profiles import Range, batch_range
-from tritoncfg.record import record
+from tritoncfg.record import field, record
 
 Shape = tuple[int, ...]
 
