@@ -139,6 +139,10 @@ def measure_pair(first: str, second: str, runs: int) -> tuple[dict[str, Any], di
     return best[0], best[1]
 
 
+def parse_code(repo: Path) -> str:
+    return PARSE_CHILD.format(root=str(ROOT), repo=str(repo))
+
+
 def lint_code(repo: Path, jobs: int | None, cache: Path | None = None) -> str:
     return CHILD.format(
         root=str(ROOT), repo=str(repo), jobs=jobs, cache=str(cache) if cache else None
@@ -164,16 +168,12 @@ def ratio_line(label: str, ratio: float, target: float, *, at_least: bool = Fals
 
 def bench_small(repo: Path, models: int, runs: int) -> None:
     print(f"lint {models} real-world-derived models, no cache (best of {runs}, in turn):")
-    parse, lint = measure_pair(
-        PARSE_CHILD.format(root=str(ROOT), repo=str(repo)), lint_code(repo, 1), runs
-    )
+    parse, lint = measure_pair(parse_code(repo), lint_code(repo, 1), runs)
     print(line("bare text_format.Parse loop", parse))
     print(line(f"tritoncfg lint --jobs 1 ({lint['findings']} findings)", lint))
     print(ratio_line("ratio lint / parse loop", lint["wall"] / parse["wall"], SMALL_TARGET))
     # the default: a process per core once a repository has a few hundred models (lintrun.py)
-    parse, pooled = measure_pair(
-        PARSE_CHILD.format(root=str(ROOT), repo=str(repo)), lint_code(repo, None), runs
-    )
+    parse, pooled = measure_pair(parse_code(repo), lint_code(repo, None), runs)
     print(line("bare text_format.Parse loop", parse))
     print(line("tritoncfg lint (default --jobs)", pooled))
     print(
@@ -214,9 +214,7 @@ def bench_large(repo: Path, models: int, runs: int, cache: Path) -> None:
     )
     print(f"lint {models} real-world-derived models, {cores} cores (best of {runs}):")
     # the parse loop is run in turn with the lint of as many processes as cores (their ratio)
-    parse, pooled_run = measure_pair(
-        PARSE_CHILD.format(root=str(ROOT), repo=str(repo)), lint_code(repo, cores), runs
-    )
+    parse, pooled_run = measure_pair(parse_code(repo), lint_code(repo, cores), runs)
     print(line("bare text_format.Parse loop, serial", parse))
     by_jobs: dict[int, float] = {}
     for jobs in range(1, cores + 1):

@@ -80,10 +80,11 @@ def _declared(name: str, annotation: Any, value: Any) -> Field:
     """The field a class body declares: `value` is its default, a `field()`, a
     `dataclasses.field()` (read by its attributes: that module is imported already), or
     MISSING."""
+    declared_by = sys.modules.get("dataclasses")  # only a module imported already made it
     if isinstance(value, Field):
         found = value
-    elif type(value).__name__ == "Field" and type(value).__module__ == "dataclasses":
-        missing = sys.modules["dataclasses"].MISSING
+    elif declared_by is not None and isinstance(value, declared_by.Field):
+        missing = declared_by.MISSING
         found = Field(
             MISSING if value.default is missing else value.default,
             MISSING if value.default_factory is missing else value.default_factory,

@@ -66,9 +66,8 @@ class Location(NamedTuple):
 
 
 SourceMap = dict[FieldPath, Location]
-_new = (
-    tuple.__new__
-)  # `_new(Location, (field, item))`: a Location without NamedTuple's Python `__new__`
+# `_new(Location, (field, item))`: a Location without NamedTuple's Python `__new__`
+_new = tuple.__new__
 
 _MESSAGE = FieldDescriptor.CPPTYPE_MESSAGE
 
@@ -290,9 +289,8 @@ class Binder(ErrorLog):
                 if _is_set(message, facts):
                     self.duplicate(node, facts, message)
                     return
-                self.locations[path] = _new(
-                    Location, (node, None)
-                )  # an earlier one did not convert
+                # an earlier one did not convert
+                self.locations[path] = _new(Location, (node, None))
             setattr(message, facts.name, converted)
             return
         if not node.colon:

@@ -47,8 +47,8 @@ def map_items(
     items = list(entries.items())
     if len(items) < 2 or model.config is None:  # nothing to order, or no file to order by
         return sorted(items)
-    span_of, path = model.config.span_of, map_path(index, which, "")[:-1]
-    return sorted(items, key=lambda item: (span_of((*path, item[0])), item[0]))
+    span_of, prefix = model.config.span_of, (*step_path(index), which)  # `map_path`'s
+    return sorted(items, key=lambda item: (span_of((*prefix, item[0])), item[0]))
 
 
 @record(eq=False)
