@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
+import pytest
 from scalekit import config, dependents, model_name, write_repository
 
 from tritoncfg.api import lint
@@ -138,6 +140,34 @@ def test_a_reused_scan_is_the_scan(tmp_path: Path) -> None:
     issues = tuple(i for i in repository.issues if i.model == "m")
     assert scanned.ignored_version_dirs and scanned.warmup_entries and scanned.alternative_configs
     assert decode(encode(scanned, issues)) == (scanned, issues)
+
+
+@pytest.mark.parametrize("config_name", [None, "h100"])
+def test_an_unchanged_scan_is_reused(tmp_path: Path, config_name: str | None) -> None:
+    """The scan of a settled, unchanged model directory is read back rather than listed again,
+    with config.pbtxt (no --model-config-name) as with a named config; a changed one is scanned."""
+    from tritoncfg.repository import discover_many
+    from tritoncfg.repository.reuse import SETTLE_NS, ScanReuse
+
+    root = write_repository(tmp_path / "repo", 6)
+    for index in range(6):
+        named = root / model_name(index) / "configs" / "h100.pbtxt"
+        named.parent.mkdir()
+        named.write_text((named.parent.parent / "config.pbtxt").read_text())
+    first = ScanReuse({})
+    scanned = discover_many([root], config_name=config_name, scan_one=first)
+    assert first.reused == 0 and len(first.now) == 6
+    (root / model_name(2) / "1" / "extra.bin").write_bytes(b"1234")  # its version dir changes
+
+    later = time.time_ns() + 2 * SETTLE_NS  # as if the first run had recorded long after
+    again = ScanReuse(json.loads(json.dumps(first.now)), later)
+    rescanned = discover_many([root], config_name=config_name, scan_one=again)
+
+    assert again.reused == 5
+    assert [m for m in rescanned[0].models if m.name != model_name(2)] == [
+        m for m in scanned[0].models if m.name != model_name(2)
+    ]
+    assert rescanned == discover_many([root], config_name=config_name)
 
 
 def test_a_config_rewritten_with_the_same_size_and_time_is_linted_again(tmp_path: Path) -> None:

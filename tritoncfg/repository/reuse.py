@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -156,13 +157,28 @@ class _Row(tuple[Any, ...]):
     """The shape of a JSON list of a fixed length, each item of its own shape."""
 
 
-def _fits(value: Any, shape: Any) -> bool:
-    """Whether JSON `value` has `shape`: a `_Row`, a list `[item shape]`, or a type (tuple)."""
+Check = Callable[[Any], bool]
+
+
+def _checker(shape: Any) -> Check:
+    """Whether a JSON value has `shape`: a `_Row`, a list `[item shape]`, or a type (tuple),
+    made once into a function (a record is read back for each model of a re-lint)."""
     if isinstance(shape, _Row):
-        return type(value) is list and len(value) == len(shape) and all(map(_fits, value, shape))
+        size = len(shape)
+        if not any(isinstance(item, (_Row, list)) for item in shape):  # plain types: in C
+            return lambda value: (
+                type(value) is list and len(value) == size and all(map(isinstance, value, shape))
+            )
+        items = tuple(map(_checker, shape))
+        return lambda value: (
+            type(value) is list
+            and len(value) == size
+            and all(check(item) for check, item in zip(items, value, strict=True))
+        )
     if type(shape) is list:
-        return type(value) is list and all(_fits(item, shape[0]) for item in value)
-    return isinstance(value, shape)
+        each = _checker(shape[0])
+        return lambda value: type(value) is list and all(map(each, value))
+    return lambda value: isinstance(value, shape)
 
 
 _TEXT = (str, type(None))
@@ -170,19 +186,23 @@ _ENTRIES = [_Row((str, bool, bool, bool, (int, type(None)), bool, _TEXT))]  # `_
 # what `encode` writes, checked before `decode` reads it: a record edited or damaged into other
 # types is scanned again, never read into a model of the wrong types
 _RECORD = {
-    "model": _Row((str, str, str, bool, str, str, bool, [str], _ENTRIES, [str], _TEXT, _ENTRIES,
-                   [_Row((int, str, str, _ENTRIES, [str]))], [_Row((str, str, str))],
-                   (list, type(None)), (list, type(None)), _TEXT)),
-    "issues": [_Row((str, str, str, _TEXT))],
-    "signature": [_Row((str, int, int, int, int))],
+    key: _checker(shape)
+    for key, shape in {
+        "model": _Row((str, str, str, bool, str, _TEXT, bool, [str], _ENTRIES, [str], _TEXT,
+                       _ENTRIES, [_Row((int, str, str, _ENTRIES, [str]))], [_Row((str, str, str))],
+                       (list, type(None)), (list, type(None)), _TEXT)),
+        "issues": [_Row((str, str, str, _TEXT))],
+        "signature": [_Row((str, int, int, int, int))],
+    }.items()
 }  # fmt: skip
+_ENTRY_ROWS = _checker(_ENTRIES)
 
 
 def _well_formed(record: dict[str, Any]) -> bool:
-    if not all(_fits(record.get(key), shape) for key, shape in _RECORD.items()):
+    if not all(check(record.get(key)) for key, check in _RECORD.items()):
         return False
     warmup, initial = record["model"][14:16]
-    return all(found is None or _fits(found, _ENTRIES) for found in (warmup, initial))
+    return all(found is None or _ENTRY_ROWS(found) for found in (warmup, initial))
 
 
 def decode(data: dict[str, Any]) -> tuple[ModelDir, tuple[LayoutIssue, ...]]:
