@@ -299,7 +299,8 @@ class LintCache:
         import json
 
         data = {
-            name: json.dumps(content, separators=(",", ":")).encode()
+            # built here, never cyclic: the check for cycles was a third of the encoding
+            name: json.dumps(content, separators=(",", ":"), check_circular=False).encode()
             for name, content in files.items()
         }
         self.folder.write(data, remove=remove, keep=MAX_FILES)
