@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # the lint run imports the rules: a replayed run needs none o
 CACHE_DIRNAME = ".tritoncfg_cache"
 MAX_FILES = 64  # run keys and sets of linted paths kept; the oldest beyond this are removed
 ABSENT = "absent"  # the key of a model that does not exist (an ensemble step not there yet)
-FORMAT = 2  # the layout of the cache files
+FORMAT = 3  # the layout of the cache files
 
 
 def run_key(job: LintJob) -> str:

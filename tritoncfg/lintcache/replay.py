@@ -113,11 +113,11 @@ def validate(content: Any, run: str) -> tuple[dict[str, Any], bool] | None:
 def _result(recorded: dict[str, Any]) -> dict[str, Any]:
     """LintResult's fields as recorded, each of its type (DAMAGE raised otherwise)."""
     counts = [recorded["files"], recorded["models"]]
-    lists = [recorded["sources"], recorded["file_paths"], recorded["relinted"]]
+    lists = [recorded["sources"], recorded["file_paths"], recorded["relinted"], recorded["notes"]]
     if any(type(n) is not int for n in counts) or not all(map(are_strings, lists)):
         raise TypeError("a recorded result of the wrong types")
     diagnostics: list[Diagnostic] = unpack(recorded["diagnostics"])
     files, models = counts
-    sources, file_paths, relinted = lists
+    sources, file_paths, relinted, notes = lists
     return {"diagnostics": diagnostics, "files": files, "models": models, "sources": sources,
-            "file_paths": file_paths, "relinted": relinted}  # fmt: skip
+            "file_paths": file_paths, "relinted": relinted, "notes": notes}  # fmt: skip

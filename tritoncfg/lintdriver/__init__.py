@@ -142,7 +142,7 @@ def _lint_afresh(
     file_paths = [str(s.dir.config_path) for s, o in zip(selected, done, strict=True) if o.linted]
     result = _result(job, unrouted, done, file_paths, [s.dir.name for s in todo])
     if cache is not None and not result.lost:
-        fields = ("diagnostics", "files", "models", "sources", "file_paths", "relinted")
+        fields = ("diagnostics", "files", "models", "sources", "file_paths", "relinted", "notes")
         recorded = {name: getattr(result, name) for name in fields}
         cache.store(repositories, zip(selected, done, strict=True), {**recorded, "relinted": []})
     return result
@@ -228,12 +228,18 @@ def _result(
     """The result of a lint, from the repository findings of no model and each model's
     outcome (`file_paths`: the configs read and parsed)."""
     from tritoncfg.checks.core.engine import sort_diagnostics
+    from tritoncfg.checks.core.selection import selection_notes
+    from tritoncfg.diagnostics import Severity
     from tritoncfg.sourcetexts import SourceTexts
 
     found = [*job.finish(unrouted), *(d for o in done for d in o.diagnostics)]
     sources = SourceTexts()
     for outcome in done:
         sources.update(outcome.sources)
+    # a run that passes says what its rule selection left out of Triton's load (a failed run
+    # fails anyway, and does not import the families it did not select to know); recorded with
+    # the result for a replay
+    passed = not any(d.severity is Severity.ERROR for d in found)
     return LintResult(
         sort_diagnostics(found),
         files=len(file_paths),
@@ -241,6 +247,7 @@ def _result(
         sources=sources,
         file_paths=file_paths,
         relinted=relinted,
+        notes=selection_notes(job.selection) if passed else [],
         lost=[o.lost for o in done if o.lost is not None],
     )
 

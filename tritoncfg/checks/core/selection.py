@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from tritoncfg.checks.core.index import load_rules
-from tritoncfg.checks.core.registry import Rule
+from tritoncfg.checks.core.phase import Phase
+from tritoncfg.checks.core.registry import ModelRule, RepositoryRule, Rule
 from tritoncfg.checks.core.table import rule_index, table
 from tritoncfg.checks.parse.codes import CHECKS_SKIPPED_CODE, PARSE_ERRORS
 from tritoncfg.diagnostics import Severity
@@ -19,6 +20,8 @@ ALL = "ALL"
 # The engine's own note and the parse errors: selection cannot hide a config Triton cannot read,
 # nor why the other checks did not run.
 ALWAYS_ON = frozenset({CHECKS_SKIPPED_CODE, *PARSE_ERRORS})
+# the steps after which Triton has loaded the model (or that it never applies)
+_NOT_LOAD = frozenset({Phase.RUNTIME, Phase.BEST_PRACTICE})
 
 
 class SelectorError(ValueError):
@@ -87,6 +90,36 @@ class RuleSelection:
                 chosen.append(code)
         return chosen
 
+    @property
+    def is_default(self) -> bool:
+        """Every stable rule at its own severity: nothing left out."""
+        return (
+            self.select == (ALL,)
+            and not self.extend_select
+            and not self.ignore
+            and not self.severity_overrides
+        )
+
+    def load_rules_left_out(self) -> tuple[list[str], list[str]]:
+        """The rules that decide whether Triton loads a model (error rules of a load step, not
+        RUNTIME or BEST_PRACTICE) that this selection does not run, and those it reports below
+        error: a run without errors under it does not say Triton loads the repository. Loads
+        every rule family: asked only of a selection that is not the default."""
+        if self.is_default:
+            return [], []
+        active = set(self.active_codes())
+        not_run, demoted = [], []
+        for code, rule in load_rules().items():
+            if not isinstance(rule, ModelRule | RepositoryRule) or code in _preview():
+                continue
+            if rule.severity is not Severity.ERROR or rule.phase in _NOT_LOAD:
+                continue
+            if code not in active:
+                not_run.append(code)
+            elif self.severity(rule, rule.severity) is not Severity.ERROR:
+                demoted.append(code)
+        return not_run, demoted
+
     def severity(self, rule: Rule, default: Severity) -> Severity:
         if rule.code in PARSE_ERRORS:
             return default  # always an error
@@ -94,6 +127,31 @@ class RuleSelection:
             if matches(rule, selector):
                 return severity
         return default
+
+
+def selection_notes(selection: RuleSelection) -> list[str]:
+    """What a run under `selection` does not check of Triton's load, a line each (none for the
+    default selection): `tritoncfg lint` prints them as warnings when it finds no error."""
+    not_run, demoted = selection.load_rules_left_out()
+    notes = []
+    if not_run:
+        notes.append(
+            f"the rule selection (select, ignore) leaves out {_codes(not_run)}, which decide"
+            " whether Triton loads a model: a run without errors does not say that Triton"
+            " loads the repository"
+        )
+    if demoted:
+        notes.append(
+            f"severity-overrides report {_codes(demoted)} below error, though Triton refuses"
+            " a model they find: their findings do not fail the run"
+        )
+    return notes
+
+
+def _codes(codes: list[str], shown: int = 5) -> str:
+    rules = f"{len(codes)} rule{'s' if len(codes) > 1 else ''}"
+    more = f" and {len(codes) - shown} more" if len(codes) > shown else ""
+    return f"{rules} ({', '.join(codes[:shown])}{more})"
 
 
 @cache
