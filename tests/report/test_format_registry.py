@@ -91,3 +91,17 @@ def test_the_report_says_which_fixes_count() -> None:
     assert Report([], {}, 1, 1, [], unsafe_fixes=True).fixable(unsafe)
     assert formats.named("sarif").relative is False
     assert [f.name for f in FORMATS if f.fix_report] == ["text", "concise"]
+
+
+def test_every_command_shows_paths_one_way(tmp_path: Path) -> None:
+    """`shown_path`, the one place a path is made relative (findings, reports, gen and verify)."""
+    from tritoncfg.report.formats import shown_path
+
+    inside = tmp_path / "repo" / "m" / "config.pbtxt"
+    assert shown_path(inside, tmp_path) == "repo/m/config.pbtxt"
+    assert shown_path(str(inside), tmp_path / "repo") == "m/config.pbtxt"
+    assert shown_path(inside, tmp_path / "other") == str(inside)  # outside: as given
+    assert shown_path("./repo/x/../m/config.pbtxt", tmp_path) == "repo/m/config.pbtxt"
+    assert shown_path("gs://bucket/repo/m/config.pbtxt", tmp_path) == (
+        "gs://bucket/repo/m/config.pbtxt"
+    )

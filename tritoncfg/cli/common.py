@@ -65,13 +65,6 @@ def refuse_cloud(paths: list[Path], command: str) -> None:
             )
 
 
-def shown_path(path: str | Path) -> str:
-    """A path as the findings show it: relative to the working directory when below it."""
-    cwd = Path.cwd()
-    absolute = Path(os.path.abspath(path))
-    return os.path.relpath(absolute, cwd) if absolute.is_relative_to(cwd) else str(path)
-
-
 def usable_path(path: Path) -> None:
     """A usage error unless `path` is missing, a directory or a regular file (not a symlink
     loop, a name too long, a FIFO or a device: nothing would be checked there)."""

@@ -16,10 +16,10 @@ from tritoncfg.cli.common import (
     EXIT_USAGE,
     fail,
     refuse_cloud,
-    shown_path,
     usable_path,
 )
 from tritoncfg.options.choices import TritonMode
+from tritoncfg.report.formats import shown_path
 
 if TYPE_CHECKING:
     from tritoncfg.checks import LintOptions

@@ -8,8 +8,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, TextIO
 
-from tritoncfg.cli.common import shown_path
 from tritoncfg.diagnostics import Diagnostic
+from tritoncfg.report.formats import shown_path
 
 if TYPE_CHECKING:
     from tritoncfg.report.formats import Report

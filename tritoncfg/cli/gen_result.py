@@ -67,7 +67,8 @@ def finish_change(
     show its findings, then print the diff or write it. `refuse_codes`: codes that block the
     write whatever their severity, each with the reason; `check`: the lint of a result (default:
     its model directory's)."""
-    from tritoncfg.gen.change import GenError, lint_findings, shown_path
+    from tritoncfg.gen.change import GenError, lint_findings
+    from tritoncfg.report.formats import shown_path
 
     def lint_text(change: Change, text: str) -> list[Diagnostic]:
         if check is not None:
@@ -159,7 +160,7 @@ def _why(blocking: list[Diagnostic], already: bool, refuse_codes: Mapping[str, s
 
 
 def _show_diff(change: Change) -> None:
-    from tritoncfg.gen.change import shown_path
+    from tritoncfg.report.formats import shown_path
 
     sys.stdout.write(change.diff())
     for path, data in change.extra_files.items():

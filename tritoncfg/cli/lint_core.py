@@ -16,10 +16,10 @@ from tritoncfg.cli.common import (
     EXIT_USAGE,
     fail,
     refuse_cloud,
-    shown_path,
 )
 from tritoncfg.cli.lint_input import check_request, with_environment
 from tritoncfg.cloud.url import is_cloud
+from tritoncfg.report.formats import shown_path
 
 if TYPE_CHECKING:
     from tritoncfg.api import LintResult

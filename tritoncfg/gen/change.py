@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from tritoncfg.diagnostics import Diagnostic
 from tritoncfg.lintoptions import LintOverrides, LintSetup
 from tritoncfg.record import field, record
+from tritoncfg.report.formats import shown_path
 
 if TYPE_CHECKING:
     from tritoncfg.api import LintResult
@@ -65,15 +66,6 @@ def _holds(path: Path, data: bytes) -> bool:
         return read_regular(path, limit=len(data) + 1, follow=False) == data
     except OSError:  # missing, not a regular file, larger: written again
         return False
-
-
-def shown_path(path: Path) -> str:
-    """A path under the working directory relative to it, as lint and git show paths."""
-    import os
-
-    absolute = path.absolute()
-    cwd = Path.cwd()
-    return os.path.relpath(absolute, cwd) if absolute.is_relative_to(cwd) else str(path)
 
 
 def project_setup(

@@ -131,7 +131,13 @@ def choices_help() -> str:
     return f"{', '.join(NAMES[:-1])} or {NAMES[-1]}"
 
 
-def shown_path(path: str, cwd: Path) -> str:
-    """A path as the report shows it: relative to the working directory below it (as ruff and
-    git show paths), as given elsewhere (a cloud URL, a path outside it)."""
-    return os.path.relpath(path, cwd) if Path(path).is_relative_to(cwd) else path
+def shown_path(path: str | Path, cwd: Path | None = None) -> str:
+    """A path as every command shows it (findings, reports, messages): relative to the working
+    directory (`cwd`, default the current one) when below it, as ruff and git show paths; as
+    given elsewhere (a path outside it, a cloud URL). A relative path is read from `cwd`."""
+    text = str(path)
+    if "://" in text:
+        return text
+    here = Path.cwd() if cwd is None else cwd
+    absolute = Path(text if os.path.isabs(text) else os.path.join(here, text))
+    return os.path.relpath(absolute, here) if absolute.is_relative_to(here) else text

@@ -4,11 +4,10 @@ section) and `diff` (field paths, old → new). Rich is imported here only, when
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 from typing import Any, TextIO
 
 from tritoncfg.diagnostics import Diagnostic
+from tritoncfg.report.formats import shown_path
 from tritoncfg.triton.semantic_diff import Change
 from tritoncfg.triton.verdict import ModelVerdict
 from tritoncfg.triton.verify import VerifyReport
@@ -20,12 +19,6 @@ _STATE_TEXT = {
     "AGENT_UNAVAILABLE": "repository agent not available on this server",
     "DEPENDENCY_FAILED": "a step model did not load",
 }
-
-
-def shown_path(path: str, cwd: Path | None = None) -> str:
-    """Paths under the working directory relative to it, as ruff and git show them."""
-    cwd = cwd or Path.cwd()
-    return os.path.relpath(path, cwd) if Path(path).is_relative_to(cwd) else path
 
 
 def _relative(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
