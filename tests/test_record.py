@@ -117,7 +117,19 @@ def test_a_record_extends_a_record_with_its_own_field_declarations() -> None:
     assert isinstance(made, Base) and Derived.__slots__ == ("extra", "seen")
     with pytest.raises(dataclasses.FrozenInstanceError):
         made.code = "TC002"  # type: ignore[misc]
-    assert pickle.loads(pickle.dumps(made)) == made
+    copied = pickle.loads(pickle.dumps(made))
+    assert copied == made and (copied.extra, copied.seen) == (("x",), [])
+
+
+def test_a_frozen_record_is_pickled_as_its_values_in_order() -> None:
+    made = Derived("TC001", 2, ("x",), ["a"])
+    assert made.__getstate__() == ("TC001", 2, ("x",), ["a"])
+    blank = Derived.__new__(Derived)
+    blank.__setstate__(("TC002", 3, (), ["b"]))
+    assert blank == Derived("TC002", 3, (), ["b"]) and blank.seen == ["b"]
+    with pytest.raises(ValueError, match="3 values for 4 fields of Derived"):
+        Derived.__new__(Derived).__setstate__(("TC002", 3, ()))
+    assert Point(1).__getstate__() == (1, "", ())  # one attrgetter, in field order
 
 
 def test_replace_makes_a_new_record_through_its_init() -> None:

@@ -164,13 +164,31 @@ def _frozen_delattr(self: Any, name: str) -> None:
     raise _frozen(f"cannot delete field {name!r}")
 
 
-def _getstate(self: Any) -> tuple[Any, ...]:
-    return tuple(getattr(self, name) for name in self.__record_names__)
+def _getstate(names: tuple[str, ...]) -> Any:
+    """A frozen record's `__getstate__`: its fields' values in order (read by one attrgetter)."""
+    get = _getter(names)
+
+    def __getstate__(self: Any) -> tuple[Any, ...]:
+        return get(self)
+
+    return __getstate__
 
 
-def _setstate(self: Any, state: tuple[Any, ...]) -> None:
-    for name, value in zip(self.__record_names__, state, strict=True):
-        object.__setattr__(self, name, value)
+def _setstate(cls: Any, names: tuple[str, ...]) -> Any:
+    """A frozen record's `__setstate__`, compiled once for the class as `__init__` is: each
+    value stored through its slot's setter (a pool's results are thousands of findings)."""
+    env = {f"_s_{name}": _slot_setter(cls, name) for name in names}
+    body = [f"_s_{name}(self, state[{i}])" for i, name in enumerate(names)]
+    source = (
+        "def __setstate__(self, state):\n"
+        f"    if len(state) != {len(names)}:\n"
+        "        raise ValueError(f'{len(state)} values for "
+        f"{len(names)} fields of {cls.__qualname__}')\n    " + "\n    ".join(body or ["pass"])
+    )
+    exec(source, env)  # our own generated code, as `_init`
+    setstate = env["__setstate__"]
+    setstate.__qualname__ = f"{cls.__qualname__}.__setstate__"
+    return setstate
 
 
 _FACTORY = object()  # the default of a parameter whose field has a default_factory
@@ -312,8 +330,8 @@ def _finish(cls: type[T], frozen: bool, eq: bool) -> type[T]:
     if frozen:
         made.__setattr__ = _frozen_setattr
         made.__delattr__ = _frozen_delattr
-        made.__getstate__ = _getstate
-        made.__setstate__ = _setstate
+        made.__getstate__ = _getstate(made.__record_names__)
+        made.__setstate__ = _setstate(made, made.__record_names__)
     return made  # type: ignore[no-any-return]
 
 
