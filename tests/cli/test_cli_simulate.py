@@ -125,6 +125,21 @@ def test_bad_input_is_one_line_and_exit_2(
     assert done.stdout == ""
 
 
+def test_gpus_is_a_count_or_lint_s_gpu_ids(classifier: Path) -> None:
+    """`--gpus 2` and `--gpus 0,1` (lint's form) both run a GPU group on two GPUs."""
+    config = classifier / "config.pbtxt"
+    config.write_text(config.read_text().replace("KIND_CPU", "KIND_GPU"))
+    args = (str(classifier), "--rate", "2000", "--service-ms", CURVE, "--requests", "5000")
+    assert _json(*args)["config"].endswith(", 1 instance")  # type: ignore[union-attr]
+    two = _json(*args, "--gpus", "2")
+    assert two["config"].endswith(", 2 instances")  # type: ignore[union-attr]
+    assert _json(*args, "--gpus", "0,1") == two
+    for bad in ("none", "0", "0,x"):
+        done = run("simulate", *args, "--gpus", bad)
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert "expects a number of GPUs (at least 1) or a comma-separated list" in done.stderr
+
+
 def test_a_model_that_is_not_there(tmp_path: Path) -> None:
     done = run("simulate", str(tmp_path / "nope"), "--rate", "1", "--service-ms", CURVE)
     assert done.returncode == 2 and "no such file or directory" in done.stderr

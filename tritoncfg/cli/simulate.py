@@ -67,9 +67,28 @@ Overhead = Annotated[
         "--overhead-ms", min=0.0, help="Added to every latency: network, (de)serialization."
     ),
 ]
+
+
+def _gpu_count(value: str | int) -> int:
+    from tritoncfg.options.values import OptionError, parse_gpu_count
+
+    try:
+        return parse_gpu_count(value)
+    except OptionError as exc:
+        raise typer.BadParameter(str(exc).removeprefix("--gpus ")) from None  # Click names it
+
+
 Gpus = Annotated[
-    int, typer.Option(min=1, help="GPUs a KIND_GPU group without `gpus` runs its count on.")
+    int,
+    typer.Option(
+        parser=_gpu_count,
+        metavar="N|IDS",
+        help="GPUs a KIND_GPU group without `gpus` runs its count on: a number, or GPU ids "
+        "as lint takes them (`0,1`: two).",
+    ),
 ]
+
+
 Seed = Annotated[int, typer.Option(help="Seed of the arrivals and service-time draws.")]
 Format = Annotated[TextOrJson, typer.Option("--format", "-f", help="text or json.")]
 

@@ -40,6 +40,26 @@ def parse_gpus(value: str | Sequence[int] | None) -> tuple[int, ...] | None:
         ) from None
 
 
+def parse_gpu_count(value: str | int) -> int:
+    """simulate's and tune's `--gpus`: how many GPUs a KIND_GPU group without `gpus` runs its
+    count on, as a number (`2`) or as lint's list of GPU ids (`0,1`: two). A single id is read
+    as a number: `--gpus 2` is two GPUs here."""
+    text = str(value) if isinstance(value, int) else value.strip()  # int: the default
+    if "," in text:
+        try:
+            ids = parse_gpus(text)
+        except OptionError:
+            ids = None  # this option's own message below: "none" is not a count here
+        if ids:
+            return len(ids)
+    elif text.isdigit() and int(text) >= 1:
+        return int(text)
+    raise OptionError(
+        f"--gpus expects a number of GPUs (at least 1) or a comma-separated list of GPU ids,"
+        f" got {value!r}"
+    )
+
+
 def parse_gpu_memory(value: str | int | None) -> int | None:
     if value is None:
         return None
