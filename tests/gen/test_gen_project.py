@@ -162,10 +162,23 @@ def test_config_and_isolated_choose_the_settings_as_for_lint(
     lax.write_text((root / "tritoncfg.toml").read_text())
     _require_model_files(root)
     assert run("gen", *generator, str(model)).returncode == 1  # the project's settings apply
-    for option in (("--config", str(lax)), ("--isolated", "--model-files", "optional")):
+    inline = ("--config", 'model-files = "optional"')  # a setting in TOML, as lint takes it
+    for option in (
+        ("--config", str(lax)),
+        ("--isolated", "--model-files", "optional"),
+        inline,
+        ("--isolated", *inline),
+    ):
         assert run("lint", str(root / REPOSITORY), *option).returncode == 0
         done = run("gen", *generator, str(model), *option)
         assert done.returncode == 0 and done.stdout.startswith("--- "), done.stderr
+    for bad, message in (
+        (("--isolated", "--config", str(lax)), "cannot be used with --isolated"),
+        (("--config", "model_files"), "no such settings file"),
+        (("--config", "modl-files = 1"), 'unknown key "modl-files"'),
+    ):
+        done = run("gen", *generator, str(model), *bad)
+        assert done.returncode == 2 and message in done.stderr, done.stderr
 
 
 def test_ensemble_takes_the_settings_options(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from tritoncfg.cli.gen_result import (
     finish_change,
     refuse,
     refuse_error,
+    settings_setup,
 )
 from tritoncfg.cli.help import PlainHelpCommand
 
@@ -56,15 +57,15 @@ def _ints(text: str | None, option: str) -> tuple[int, ...]:
 
 
 def _target(
-    model: Path, overrides: LintOverrides, config: Path | None, isolated: bool
+    model: Path, overrides: LintOverrides, config: list[str] | None, isolated: bool
 ) -> tuple[Target, LintSetup]:
     """The model, and what `tritoncfg lint MODEL` would apply to it (the project's settings, or
     `--config`'s, or none with `--isolated`; the options given over them)."""
-    from tritoncfg.gen.change import GenError, project_setup
+    from tritoncfg.gen.change import GenError
     from tritoncfg.gen.target import load_target
 
+    setup = settings_setup(model, overrides, config, isolated)
     try:
-        setup = project_setup(model, overrides, config=config, isolated=isolated)
         return load_target(model, setup.options.config_name), setup
     except GenError as exc:
         refuse_error(exc)
@@ -330,18 +331,13 @@ def ensemble_command(
     """Write an ensemble model directory (config.pbtxt and a version directory 1/ holding a
     .gitkeep, so that git keeps it)."""
     from tritoncfg.gen import ensemble as gen
-    from tritoncfg.gen.change import GenError, project_setup
     from tritoncfg.lintoptions import LintOverrides
     from tritoncfg.settings import project_repository
 
     if not repository.is_dir():
         refuse(f"{repository}: not a directory", EXIT_USAGE)
     models = project_repository(repository)
-    try:
-        overrides = LintOverrides(model_files=model_files)
-        setup = project_setup(models, overrides, config=config, isolated=isolated)
-    except GenError as exc:
-        refuse_error(exc)
+    setup = settings_setup(models, LintOverrides(model_files=model_files), config, isolated)
     config_name = setup.options.config_name
     finish_change(
         lambda notes: gen.generate(models, name, step, map_ or [], notes, config_name),

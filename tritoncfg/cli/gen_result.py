@@ -23,14 +23,18 @@ from tritoncfg.options.choices import ModelFiles
 if TYPE_CHECKING:
     from tritoncfg.diagnostics import Diagnostic
     from tritoncfg.gen.change import Change
-    from tritoncfg.lintoptions import LintSetup
+    from tritoncfg.lintoptions import LintOverrides, LintSetup
 
 
 # the settings options `lint` has, for the lint every generator runs on its result
 ConfigFile = Annotated[
-    Path | None,
+    list[str] | None,
     typer.Option(
-        "--config", help="Read settings from this file (pyproject.toml or tritoncfg.toml)."
+        "--config",
+        metavar="<file|KEY = VALUE>",
+        help="Read settings from this file (pyproject.toml or tritoncfg.toml), or set one "
+        "setting in TOML, e.g. --config 'triton-mode = \"strict\"' (repeatable; these win "
+        "over the file), as lint takes it.",
     ),
 ]
 Isolated = Annotated[bool, typer.Option("--isolated", help="Ignore configuration files.")]
@@ -41,6 +45,24 @@ ModelFilesOption = Annotated[
         "model files are fetched at deploy time."
     ),
 ]
+
+
+def settings_setup(
+    path: Path, overrides: LintOverrides, config: list[str] | None, isolated: bool
+) -> LintSetup:
+    """What `tritoncfg lint PATH --config ... [--isolated]` would apply to `path`: the project's
+    settings (or `--config`'s file, or none with `--isolated`), `--config`'s inline settings
+    over them, `overrides` over those. Exit 2 when they cannot be used."""
+    from tritoncfg.cli.lint_input import config_arguments, isolated_with_file
+    from tritoncfg.gen.change import GenError, project_setup
+
+    file, settings = config_arguments(config)
+    if isolated and file is not None:
+        refuse(isolated_with_file(file), EXIT_USAGE)
+    try:
+        return project_setup(path, overrides, config=file, isolated=isolated, settings=settings)
+    except GenError as exc:
+        refuse_error(exc)
 
 
 def refuse(message: str, status: int = EXIT_FINDINGS) -> NoReturn:

@@ -54,14 +54,19 @@ def config_arguments(values: list[str] | None) -> tuple[Path | None, dict[str, A
     return path, settings
 
 
+def isolated_with_file(file: Path) -> str:
+    """The usage error of a settings file given with --isolated (lint's and gen's)."""
+    return (
+        f"--config {file} cannot be used with --isolated, which ignores every settings file;"
+        " inline --config 'KEY = VALUE' settings still apply"
+    )
+
+
 def check_request(request: LintRequest) -> None:
     """Options that cannot go together, and a `-` path without its name: usage errors."""
     inputs = request.inputs
     if request.isolated and request.config is not None:
-        fail(
-            f"--config {request.config} cannot be used with --isolated, which ignores every "
-            "settings file; inline --config 'KEY = VALUE' settings still apply"
-        )
+        fail(isolated_with_file(request.config))
     writes = [
         name
         for name, given in (

@@ -6,9 +6,9 @@ atomically.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tritoncfg.diagnostics import Diagnostic
 from tritoncfg.lintoptions import LintOverrides, LintSetup
@@ -74,17 +74,20 @@ def project_setup(
     *,
     config: Path | None = None,
     isolated: bool = False,
+    settings: Mapping[str, Any] | None = None,
 ) -> LintSetup:
     """What `tritoncfg lint PATH` applies to `path`: the project's settings (tritoncfg.toml or
-    `[tool.tritoncfg]`, found walking up from it; or `config`'s; none with `isolated`), with
-    `overrides` winning: the one merge lint makes (`tritoncfg.api.project`). Raises
-    GenUsageError when they cannot be used."""
+    `[tool.tritoncfg]`, found walking up from it; or `config`'s; none with `isolated`), then
+    `settings` (as `--config "KEY = VALUE"`), with `overrides` winning: the one merge lint makes
+    (`tritoncfg.api.project`). Raises GenUsageError when they cannot be used."""
     from tritoncfg.api import project
     from tritoncfg.lintoptions import OptionError
     from tritoncfg.settings import SettingsError
 
     try:
-        return project(path, overrides, config=config, isolated=isolated).setup
+        return project(
+            path, overrides, config=config, isolated=isolated, settings_overrides=settings
+        ).setup
     except (SettingsError, OptionError) as exc:
         raise GenUsageError(str(exc)) from None
 
