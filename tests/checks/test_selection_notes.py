@@ -10,7 +10,7 @@ from clikit import run
 from lintkit import make_model
 
 from tritoncfg.api import lint
-from tritoncfg.checks.core.selection import RuleSelection, selection_notes
+from tritoncfg.checks.core.selection import PathFilters, RuleSelection, selection_notes
 from tritoncfg.diagnostics import Severity
 from tritoncfg.repository.reuse import SETTLE_NS
 
@@ -70,6 +70,18 @@ def test_leaving_out_only_rules_of_accepted_configs_has_no_note(tmp_path: Path) 
     assert [d.code for d in result.diagnostics] == ["TC106"]  # it ran its rules, and passes
     assert selection.load_rules_left_out() == ([], [])
     assert result.notes == selection_notes(selection) == []
+
+
+def test_per_path_ignores_of_a_load_rule_say_so(tmp_path: Path) -> None:
+    filters = PathFilters(
+        base=tmp_path, per_path_ignores={"repo/m/*": ("TC201",), "repo/other/*": ("TC9",)}
+    )
+    result = lint(_repository(tmp_path), filters=filters)
+    assert not result.has_errors and result.models == 1  # TC201 hidden in repo/m
+    assert result.notes == [
+        "per-path-ignores leave out 1 rule (TC201) for 'repo/m/*', which decide whether Triton"
+        " loads a model: a run without errors does not say that Triton loads the models there"
+    ]  # and nothing for the best-practice rules ignored in repo/other
 
 
 def test_a_replayed_run_has_the_notes(tmp_path: Path) -> None:

@@ -247,7 +247,7 @@ def _result(
         sources=sources,
         file_paths=file_paths,
         relinted=relinted,
-        notes=selection_notes(job.selection) if passed else [],
+        notes=selection_notes(job.selection, job.filters.per_path_ignores) if passed else [],
         lost=[o.lost for o in done if o.lost is not None],
     )
 

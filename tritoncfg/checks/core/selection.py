@@ -101,23 +101,19 @@ class RuleSelection:
         )
 
     def load_rules_left_out(self) -> tuple[list[str], list[str]]:
-        """The rules that decide whether Triton loads a model (error rules of a load step, not
-        RUNTIME or BEST_PRACTICE) that this selection does not run, and those it reports below
-        error: a run without errors under it does not say Triton loads the repository. Loads
-        every rule family: asked only of a selection that is not the default."""
+        """The rules that decide whether Triton loads a model (`load_rules`) that this selection
+        does not run, and those it reports below error: a run without errors under it does not
+        say Triton loads the repository. Loads every rule family: asked only of a selection that
+        is not the default."""
         if self.is_default:
             return [], []
         active = set(self.active_codes())
         not_run, demoted = [], []
-        for code, rule in load_rules().items():
-            if not isinstance(rule, ModelRule | RepositoryRule) or code in _preview():
-                continue
-            if rule.severity is not Severity.ERROR or rule.phase in _NOT_LOAD:
-                continue
-            if code not in active:
-                not_run.append(code)
+        for rule in load_deciding_rules():
+            if rule.code not in active:
+                not_run.append(rule.code)
             elif self.severity(rule, rule.severity) is not Severity.ERROR:
-                demoted.append(code)
+                demoted.append(rule.code)
         return not_run, demoted
 
     def severity(self, rule: Rule, default: Severity) -> Severity:
@@ -129,9 +125,25 @@ class RuleSelection:
         return default
 
 
-def selection_notes(selection: RuleSelection) -> list[str]:
-    """What a run under `selection` does not check of Triton's load, a line each (none for the
-    default selection): `tritoncfg lint` prints them as warnings when it finds no error."""
+def load_deciding_rules() -> list[Rule]:
+    """The rules that decide whether Triton loads a model: the error rules of a load step (not
+    RUNTIME or BEST_PRACTICE) that run by default. Imports every rule family."""
+    return [
+        rule
+        for code, rule in load_rules().items()
+        if isinstance(rule, ModelRule | RepositoryRule)
+        and code not in _preview()
+        and rule.severity is Severity.ERROR
+        and rule.phase not in _NOT_LOAD
+    ]
+
+
+def selection_notes(
+    selection: RuleSelection, per_path_ignores: Mapping[str, tuple[str, ...]] | None = None
+) -> list[str]:
+    """What a run under `selection` and `per_path_ignores` does not check of Triton's load, a
+    line each (none for the defaults): `tritoncfg lint` prints them as warnings when it finds
+    no error."""
     not_run, demoted = selection.load_rules_left_out()
     notes = []
     if not_run:
@@ -145,6 +157,18 @@ def selection_notes(selection: RuleSelection) -> list[str]:
             f"severity-overrides report {_codes(demoted)} below error, though Triton refuses"
             " a model they find: their findings do not fail the run"
         )
+    for pattern, selectors in (per_path_ignores or {}).items():
+        hidden = [
+            rule.code
+            for rule in load_deciding_rules()
+            if rule.code not in PARSE_ERRORS and any(matches(rule, s) for s in selectors)
+        ]
+        if hidden:
+            notes.append(
+                f"per-path-ignores leave out {_codes(hidden)} for {pattern!r}, which decide"
+                " whether Triton loads a model: a run without errors does not say that Triton"
+                " loads the models there"
+            )
     return notes
 
 
