@@ -21,6 +21,7 @@ from tritoncfg.checks.core.suppress import _NOQA, UNKNOWN, UNUSED
 from tritoncfg.checks.parse.text_format import PARSE_ERRORS
 from tritoncfg.cli.common import fail
 from tritoncfg.diagnostics import Diagnostic
+from tritoncfg.repository.model import is_json_path
 from tritoncfg.text import parse
 from tritoncfg.text.edits import Edit, apply_edits
 from tritoncfg.text.span import Span
@@ -68,7 +69,7 @@ def _suppressible(diagnostic: Diagnostic, result: LintResult) -> bool:
     return (
         diagnostic.code not in UNSUPPRESSIBLE
         and diagnostic.span.line > 0
-        and not diagnostic.path.lower().endswith(".json")
+        and not is_json_path(diagnostic.path)
         and diagnostic.path in result.sources
     )
 
