@@ -85,10 +85,13 @@ class _Crew(Generic[T]):
     """The workers, one per slot of the progress array, each replaced when it dies."""
 
     def __init__(self, count: int, work: Work[T], start: Callable[[], None]) -> None:
+        import mmap
         import multiprocessing
 
         self.context = multiprocessing.get_context("fork")
-        self.progress = self.context.RawArray("q", count)
+        # the item each worker is on: anonymous memory the forked workers share (a RawArray
+        # imports ctypes and multiprocessing's heap, 3 ms of the parent's serial part)
+        self.progress = memoryview(mmap.mmap(-1, 8 * count)).cast("q")
         self.work = work
         self.start = start
         self.workers: list[_Worker] = []
