@@ -174,9 +174,19 @@ def _getstate(names: tuple[str, ...]) -> Any:
     return __getstate__
 
 
-def _setstate(cls: Any, names: tuple[str, ...]) -> Any:
-    """A frozen record's `__setstate__`, compiled once for the class as `__init__` is: each
-    value stored through its slot's setter (a pool's results are thousands of findings)."""
+def _setstate(self: Any, state: tuple[Any, ...]) -> None:
+    """A frozen record's `__setstate__` until its class is first unpickled: then compiled for
+    the class (`_compiled_setstate`), set on it, and called. Compiled lazily: most record
+    classes are never unpickled, and a one-file lint makes every class."""
+    cls = type(self)
+    compiled = _compiled_setstate(cls, cls.__record_names__)
+    type.__setattr__(cls, "__setstate__", compiled)
+    compiled(self, state)
+
+
+def _compiled_setstate(cls: Any, names: tuple[str, ...]) -> Any:
+    """A frozen record's `__setstate__`, compiled for the class as `__init__` is: each value
+    stored through its slot's setter (a pool's answers are thousands of findings)."""
     env = {f"_s_{name}": _slot_setter(cls, name) for name in names}
     body = [f"_s_{name}(self, state[{i}])" for i, name in enumerate(names)]
     source = (
@@ -331,7 +341,7 @@ def _finish(cls: type[T], frozen: bool, eq: bool) -> type[T]:
         made.__setattr__ = _frozen_setattr
         made.__delattr__ = _frozen_delattr
         made.__getstate__ = _getstate(made.__record_names__)
-        made.__setstate__ = _setstate(made, made.__record_names__)
+        made.__setstate__ = _setstate  # compiled for the class when first called
     return made  # type: ignore[no-any-return]
 
 
