@@ -114,6 +114,11 @@ def test_the_highest_throughput_within_the_objective(classifier: Path) -> None:
         (("--slo-p99-ms", "2", "--rate", "5", "--max-throughput", "--service-ms", CURVE), "one of"),
         (("--slo-p99-ms", "0", "--rate", "5", "--service-ms", CURVE), "--slo-p99-ms must be"),
         (("--slo-p99-ms", "2", "--rate", "5"), "--service-ms or --from-perf"),
+        (
+            ("--slo-p99-ms", "2", "--rate", "5", "--service-ms", CURVE, "--max-instances", "10000"),
+            "tune would try 10,000 instance counts (1 to 10,000 in steps of 1), more than 64:"
+            " give --max-instances 64 or fewer",
+        ),
     ],
 )
 def test_usage_errors_exit_2(tmp_path: Path, args: tuple[str, ...], message: str) -> None:

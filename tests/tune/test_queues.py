@@ -3,10 +3,16 @@ instances, each pinned by a small trace (`scheduler_utils.cc`, `dynamic_batch_sc
 
 from __future__ import annotations
 
+import random
+
 from tune.simkit import serve, starts_ms, trace
 
+from tritoncfg.record import replace
+from tritoncfg.tune.arrivals import poisson
 from tritoncfg.tune.batcher import DELAY, BatcherConfig, QueuePolicy
-from tritoncfg.tune.engine import OK, QUEUE_FULL, TIMED_OUT
+from tritoncfg.tune.engine import OK, QUEUE_FULL, TIMED_OUT, simulate
+from tritoncfg.tune.service import parse_service_ms
+from tritoncfg.tune.summary import summarize
 
 
 def test_a_higher_priority_level_is_served_first() -> None:
@@ -149,3 +155,22 @@ def test_a_payload_found_too_big_to_merge_stops_growing() -> None:
     )
     assert outcome.batches == [1, 8, 5, 4]
     assert starts_ms(outcome)[-5:] == [22.0, 32.0, 32.0, 32.0, 32.0]
+
+
+def test_instances_beyond_one_per_request_are_not_simulated() -> None:
+    """A config's count of millions simulates as fast as one per request, with the same
+    outcome: at most one instance per request is ever busy; the others are reported idle."""
+    from tritoncfg.tune.summary import text_lines
+
+    arrivals = poisson(5_000.0, 300, random.Random(3))
+    curve = parse_service_ms("1:2,8:5")
+    enough = summarize(simulate(BatcherConfig(8, instances=300), curve, arrivals))
+    huge = summarize(simulate(BatcherConfig(8, instances=100_000_000), curve, arrivals))
+    assert enough.unused_instances == 0 and huge.unused_instances == 100_000_000 - 300
+    assert replace(huge, unused_instances=0) == enough
+    assert max(huge.utilisation) > 0  # it served them
+    (line,) = [line for line in text_lines(huge, "m") if line.startswith("instance utilisation")]
+    assert line.endswith(
+        " over 300 instances and 99,999,700 more at 0% (more instances than requests)"
+    )
+    assert huge.as_dict()["unused_instances"] == 99_999_700

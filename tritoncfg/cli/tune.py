@@ -90,7 +90,14 @@ def tune_command(
 ) -> None:
     """Search batching and instance settings by simulation for a p99 latency objective."""
     from tritoncfg.tune.batcher import instance_unit
-    from tritoncfg.tune.search import Objective, search, space_for, why_first
+    from tritoncfg.tune.search import (
+        MOST_INSTANCE_COUNTS,
+        Objective,
+        instance_counts,
+        search,
+        space_for,
+        why_first,
+    )
 
     if (rate is None) == (not max_throughput):
         fail("give the objective's load: --rate or --max-throughput (one of them)")
@@ -103,6 +110,14 @@ def tune_command(
     setup = _setup(target, gpu_memory)
     unit = instance_unit(target.parsed.message, gpus)
     space = space_for(base, unit, rate, largest_batch, max_instances, keep_max_batch_size)
+    counts = instance_counts(space)
+    if len(counts) > MOST_INSTANCE_COUNTS:  # each a round of simulations: it would not end
+        most = counts[MOST_INSTANCE_COUNTS - 1]
+        fail(
+            f"tune would try {len(counts):,} instance counts ({counts.start} to {counts[-1]:,}"
+            f" in steps of {counts.step}), more than {MOST_INSTANCE_COUNTS}: give"
+            f" --max-instances {most} or fewer"
+        )
     if unit is not None and setup.options.gpu_memory is not None:  # or the project's setting
         space = _fitting(target, base, gpus, space, setup)
     goal = Objective(slo_p99_ms, rate, requests, overhead_ms, seed)

@@ -71,7 +71,7 @@ class Outcome:
     done: list[float]  # when its response was sent (preserve_ordering: released)
     status: list[int]
     batches: list[int]  # rows of each batch executed, in order
-    busy: list[float]  # per instance
+    busy: list[float]  # per instance, of the first `len(arrivals)` at most (the others idle)
 
 
 def simulate(
@@ -95,8 +95,11 @@ class _Run(BatchForming):
         self.status = [OK] * n
         self.deadline = [0.0] * n
         self.batches: list[int] = []
-        self.busy = [0.0] * config.instances
-        self.idle = deque(range(config.instances))
+        # at most one instance per request is ever busy: the others are not simulated (a
+        # config's count of millions would otherwise be a list of millions), the same outcome
+        lanes = min(config.instances, max(n, 1))
+        self.busy = [0.0] * lanes
+        self.idle = deque(range(lanes))
         self.waiting: deque[Payload] = deque()  # the rate limiter's payload queue
         self.heap: list[tuple[float, int, int]] = []  # (free at, sequence, instance)
         self.order: list[int] | None = [] if config.preserve_ordering else None

@@ -65,6 +65,14 @@ class Space:
     keep_batch: bool = False
 
 
+MOST_INSTANCE_COUNTS = 64  # instance counts one search tries, at most (each a round of trials)
+
+
+def instance_counts(space: Space) -> range:
+    """The instance counts the first round tries."""
+    return range(space.instance_step, space.most_instances + 1, space.instance_step)
+
+
 def space_for(
     base: BatcherConfig,
     unit: int | None,
@@ -162,7 +170,7 @@ def _round_one(base: BatcherConfig, space: Space) -> Iterator[BatcherConfig]:
     limits = _sizes(space.largest_batch) if batching else [0]
     if space.keep_batch:
         limits = [base.max_batch_size]
-    for instances in range(space.instance_step, space.most_instances + 1, space.instance_step):
+    for instances in instance_counts(space):
         for limit in limits:
             yield replace(
                 base,

@@ -36,6 +36,9 @@ class Latency:
         }
 
 
+SHOWN_INSTANCES = 16  # the text shows each instance's utilisation up to this many
+
+
 @record(frozen=True)
 class Summary:
     requests: int
@@ -47,7 +50,9 @@ class Summary:
     queue: Latency
     compute: Latency
     batches: dict[int, int]  # rows -> batches executed
-    utilisation: tuple[float, ...]  # per instance, 0..1
+    utilisation: tuple[float, ...]  # per instance, 0..1 (those that could be busy)
+    # instances beyond one per request, never busy: not simulated, 0% each
+    unused_instances: int = 0
 
     @property
     def mean_batch(self) -> float:
@@ -67,6 +72,7 @@ class Summary:
             "mean_batch": round(self.mean_batch, 4),
             "batches": {str(size): n for size, n in sorted(self.batches.items())},
             "utilisation": [round(u, 4) for u in self.utilisation],
+            "unused_instances": self.unused_instances,
         }
 
 
@@ -92,6 +98,7 @@ def summarize(outcome: Outcome, overhead_ms: float = 0.0) -> Summary:
         compute=latency_of(compute),
         batches=dict(Counter(outcome.batches)),
         utilisation=tuple(b / span_us if span_us > 0 else 0.0 for b in outcome.busy),
+        unused_instances=outcome.config.instances - len(outcome.busy),
     )
 
 
@@ -132,6 +139,15 @@ def text_lines(summary: Summary, title: str) -> list[str]:
     for size, count in sorted(summary.batches.items()):
         share = count / executed if executed else 0.0
         lines.append(f"  {size:>5} {count:>10,} {share:>7.1%} {'#' * round(share * 40)}".rstrip())
-    busy = ", ".join(f"{u:.0%}" for u in summary.utilisation)
+    shares = summary.utilisation
+    if len(shares) > SHOWN_INSTANCES:  # a line of hundreds of percentages says nothing
+        busy = (
+            f"mean {sum(shares) / len(shares):.0%}, least {min(shares):.0%}, most"
+            f" {max(shares):.0%} over {len(shares):,} instances"
+        )
+    else:
+        busy = ", ".join(f"{u:.0%}" for u in shares)
+    if summary.unused_instances:
+        busy += f" and {summary.unused_instances:,} more at 0% (more instances than requests)"
     lines.append(f"instance utilisation: {busy}")
     return lines
