@@ -174,3 +174,12 @@ def test_instances_beyond_one_per_request_are_not_simulated() -> None:
         " over 300 instances and 99,999,700 more at 0% (more instances than requests)"
     )
     assert huge.as_dict()["unused_instances"] == 99_999_700
+
+
+def test_a_max_batch_size_above_every_row_sent_simulates_as_fast() -> None:
+    """Its batches are those of a limit of every row sent (no batch holds more), the same draws."""
+    arrivals = poisson(20_000.0, 300, random.Random(5))
+    curve = parse_service_ms("1:0.2,8:0.5,64:2")
+    every_row = summarize(simulate(BatcherConfig(300, delay_us=500), curve, arrivals))
+    huge = summarize(simulate(BatcherConfig(100_000_000, delay_us=500), curve, arrivals))
+    assert huge == every_row and max(huge.batches) > 8  # it did batch

@@ -94,3 +94,22 @@ def test_a_count_the_groups_cannot_hold_is_refused(tmp_path: Path) -> None:
         tuned_change(target, BatcherConfig(8, instances=3), 1, [])
     kept = tuned_change(target, BatcherConfig(8, instances=2, delay_us=300), 1, [])
     assert "max_queue_delay_microseconds: 300" in kept.after and kept.after.count("count: 1") == 2
+
+
+@pytest.mark.parametrize(
+    "curve",
+    ["1:2,8:5", "1:2", "2:1,4:3,8:3.5", "1:5,16:4,32:3", "1:1,2:1.9,64:40", "4:2,8:1"],
+)
+def test_capacity_asks_only_the_sizes_that_can_be_best(curve: str) -> None:
+    """Past the largest measured size the mean time is linear, so the best rows per second is
+    at a measured size or at max_batch_size: the same answer as asking every size."""
+    from tritoncfg.tune.search import capacity
+    from tritoncfg.tune.service import parse_service_ms
+
+    service = parse_service_ms(curve)
+    for limit in (1, 3, 8, 50, 300):
+        config = BatcherConfig(limit, instances=2)
+        every = max(size / service.mean_us(size) for size in range(1, limit + 1)) * 1e6 * 2
+        assert capacity(config, service) == pytest.approx(every, rel=1e-12), limit
+    huge = BatcherConfig(100_000_000)  # answered at once
+    assert capacity(huge, service) >= capacity(BatcherConfig(300), service)

@@ -89,7 +89,11 @@ class _Run(BatchForming):
         self.config = config
         self.arrivals = arrivals
         self.sizes = arrivals.sizes
-        self.sample = curve.sampler(config.batch_limit + max(arrivals.sizes or [1]), rng)
+        # a batch holds at most every row sent: the tables stop there (a max_batch_size of
+        # millions would otherwise be tables of millions), the same draws
+        rows = sum(arrivals.sizes) if arrivals.sizes else n
+        largest = min(config.batch_limit, rows) + max(arrivals.sizes or [1])
+        self.sample = curve.sampler(largest, rng)
         self.start = [-1.0] * n
         self.done = [-1.0] * n
         self.status = [OK] * n
@@ -132,7 +136,6 @@ class _Run(BatchForming):
         self.unit_walk = self.resumable and arrivals.sizes is None and self.pmax > 0
         self.descending = sorted(self.preferred, reverse=True)
         self.merging = config.dynamic and config.delay_us > 0 and config.max_batch_size > 1
-        largest = config.batch_limit + max(arrivals.sizes or [1])
         self.turnaround = [curve.turnaround(b) for b in range(largest + 1)]
 
     def run(self) -> Outcome:

@@ -242,9 +242,13 @@ def _highest(
 
 def capacity(config: BatcherConfig, curve: ServiceCurve) -> float:
     """Requests per second the instances serve at best: the fastest rows per second of a batch
-    up to max_batch_size, times the instance count."""
-    sizes = range(1, config.batch_limit + 1) if config.dynamic else [1]
-    best = max(size / curve.mean_us(size) for size in sizes)
+    up to max_batch_size, times the instance count. Past the largest measured size the mean time
+    is linear in the size (service.py), so rows per second is monotone there: that stretch is
+    asked at its two ends only."""
+    limit = config.batch_limit if config.dynamic else 1
+    measured = curve.sizes[-1]
+    sizes: list[int] = [*range(1, min(limit, measured) + 1), *([limit] if limit > measured else [])]
+    best: float = max(size / curve.mean_us(size) for size in sizes)
     return best * 1e6 * config.instances
 
 
