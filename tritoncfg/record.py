@@ -175,30 +175,15 @@ def _getstate(names: tuple[str, ...]) -> Any:
 
 
 def _setstate(self: Any, state: tuple[Any, ...]) -> None:
-    """A frozen record's `__setstate__` until its class is first unpickled: then compiled for
-    the class (`_compiled_setstate`), set on it, and called. Compiled lazily: most record
-    classes are never unpickled, and a one-file lint makes every class."""
-    cls = type(self)
-    compiled = _compiled_setstate(cls, cls.__record_names__)
-    type.__setattr__(cls, "__setstate__", compiled)
-    compiled(self, state)
-
-
-def _compiled_setstate(cls: Any, names: tuple[str, ...]) -> Any:
-    """A frozen record's `__setstate__`, compiled for the class as `__init__` is: each value
-    stored through its slot's setter (a pool's answers are thousands of findings)."""
-    env = {f"_s_{name}": _slot_setter(cls, name) for name in names}
-    body = [f"_s_{name}(self, state[{i}])" for i, name in enumerate(names)]
-    source = (
-        "def __setstate__(self, state):\n"
-        f"    if len(state) != {len(names)}:\n"
-        "        raise ValueError(f'{len(state)} values for "
-        f"{len(names)} fields of {cls.__qualname__}')\n    " + "\n    ".join(body or ["pass"])
-    )
-    exec(source, env)  # our own generated code, as `_init`
-    setstate = env["__setstate__"]
-    setstate.__qualname__ = f"{cls.__qualname__}.__setstate__"
-    return setstate
+    """A frozen record's `__setstate__`: its values in field order. (The lint pool's answers, its
+    hot path, are pickled through their `__init__` instead: lintrun.py's `_by_init`.)"""
+    names = self.__record_names__
+    if len(state) != len(names):
+        raise ValueError(
+            f"{len(state)} values for {len(names)} fields of {type(self).__qualname__}"
+        )
+    for name, value in zip(names, state, strict=True):
+        object.__setattr__(self, name, value)
 
 
 _FACTORY = object()  # the default of a parameter whose field has a default_factory
@@ -341,7 +326,7 @@ def _finish(cls: type[T], frozen: bool, eq: bool) -> type[T]:
         made.__setattr__ = _frozen_setattr
         made.__delattr__ = _frozen_delattr
         made.__getstate__ = _getstate(made.__record_names__)
-        made.__setstate__ = _setstate  # compiled for the class when first called
+        made.__setstate__ = _setstate
     return made  # type: ignore[no-any-return]
 
 
