@@ -156,12 +156,14 @@ def _fitting(
     """`space` with only the instance counts whose weights fit in the GPU's memory."""
     from tritoncfg.gen.tuned import most_that_fit
     from tritoncfg.record import replace
+    from tritoncfg.tune.search import instance_counts
 
-    step = space.instance_step
-    counts = range(step, space.most_instances + 1, step)
-    most = most_that_fit(target, base, gpus, counts, setup)
+    most = most_that_fit(target, base, gpus, instance_counts(space), setup)
     if most is None:
-        fail_status(f"the weights of {step} instance(s) do not fit in the GPU's memory (TC914)")
+        fail_status(
+            f"the weights of {space.instance_step} instance(s) do not fit in the GPU's memory"
+            " (TC914)"
+        )
     return replace(space, most_instances=most)
 
 
