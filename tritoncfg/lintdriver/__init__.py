@@ -229,27 +229,26 @@ def _result(
     outcome (`file_paths`: the configs read and parsed)."""
     from tritoncfg.checks.core.engine import sort_diagnostics
     from tritoncfg.checks.core.selection import selection_notes
-    from tritoncfg.diagnostics import Severity
     from tritoncfg.sourcetexts import SourceTexts
 
     found = [*job.finish(unrouted), *(d for o in done for d in o.diagnostics)]
     sources = SourceTexts()
     for outcome in done:
         sources.update(outcome.sources)
-    # a run that passes says what its rule selection left out of Triton's load (a failed run
-    # fails anyway, and does not import the families it did not select to know); recorded with
-    # the result for a replay
-    passed = not any(d.severity is Severity.ERROR for d in found)
-    return LintResult(
+    result = LintResult(
         sort_diagnostics(found),
         files=len(file_paths),
         models=len(done),
         sources=sources,
         file_paths=file_paths,
         relinted=relinted,
-        notes=selection_notes(job.selection, job.filters.per_path_ignores) if passed else [],
         lost=[o.lost for o in done if o.lost is not None],
     )
+    if result.has_errors:  # it fails anyway, and need not import the families left out to know
+        return result
+    # a run that passes says what its rule selection left out of Triton's load; recorded with
+    # the result for a replay
+    return replace(result, notes=selection_notes(job.selection, job.filters.per_path_ignores))
 
 
 def _holds(root: Path, directory: Path) -> bool:

@@ -125,17 +125,18 @@ class RuleSelection:
         return default
 
 
-def load_deciding_rules() -> list[Rule]:
+@cache
+def load_deciding_rules() -> tuple[Rule, ...]:
     """The rules that decide whether Triton loads a model: the error rules of a load step (not
-    RUNTIME or BEST_PRACTICE) that run by default. Imports every rule family."""
-    return [
+    RUNTIME or BEST_PRACTICE) that run by default. Imports every rule family (once)."""
+    return tuple(
         rule
         for code, rule in load_rules().items()
         if isinstance(rule, ModelRule | RepositoryRule)
         and code not in _preview()
         and rule.severity is Severity.ERROR
         and rule.phase not in _NOT_LOAD
-    ]
+    )
 
 
 def selection_notes(
